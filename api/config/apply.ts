@@ -1,0 +1,50 @@
+// `manette apply`: validate a game file, then create or update the game in one call of
+// manette_admin.apply_game (as the manette_admin role). Nothing is written on a bad file.
+import { readFile } from 'node:fs/promises';
+import pg from 'pg';
+import { parseGameConfig } from './game-config.js';
+import { newApiKey } from '../security/tokens.js';
+
+export interface ApplyResult { ok: true; jeu: string; api_key: string }
+
+export class GameFileError extends Error {}
+
+export async function readGameFile(file: string) {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    throw new GameFileError(`fichier introuvable ou illisible : ${file}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new GameFileError(`${file} n’est pas du JSON valide : ${(err as Error).message}`);
+  }
+  const parsed = parseGameConfig(raw);
+  if (!parsed.ok) throw new GameFileError(`${file} : ${parsed.error}`);
+  return parsed.config;
+}
+
+export async function applyGameFile(databaseUrl: string, file: string): Promise<ApplyResult> {
+  const config = await readGameFile(file);
+  const client = new pg.Client({ connectionString: databaseUrl, options: '-c role=manette_admin' });
+  await client.connect();
+  try {
+    const { rows } = await client.query('select manette_admin.apply_game($1::jsonb, $2) as r', [JSON.stringify(config), newApiKey()]);
+    return rows[0].r as ApplyResult;
+  } finally {
+    await client.end();
+  }
+}
+
+export async function gameCount(databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl, options: '-c role=manette_admin' });
+  await client.connect();
+  try {
+    return Number((await client.query('select manette_admin.game_count() as n')).rows[0].n);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,87 @@
+// The game config file (contract section 10), validated whole before anything is
+// written. Later capabilities read their part of it from manette.games.config.
+import { z } from 'zod';
+
+const Slug = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'minuscules, chiffres, _ et -, 63 caractères au plus');
+const Name = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'lettres, chiffres et _, sans commencer par un chiffre');
+const Timestamp = z.iso.datetime({ offset: true });
+
+const Column = z.strictObject({
+  type: z.enum(['text', 'integer', 'number', 'boolean', 'json', 'timestamp']),
+  requis: z.boolean().default(false),
+});
+
+const Table = z.strictObject({
+  colonnes: z.record(Name, Column).refine((c) => Object.keys(c).length >= 1 && Object.keys(c).length <= 64,
+    'de 1 à 64 colonnes')
+    .refine((c) => !Object.keys(c).some((k) => ['id', 'joueur_id', 'cree_le', 'maj_le', 'donnees'].includes(k)),
+      'id, joueur_id, donnees, cree_le et maj_le sont réservés'),
+  lecture: z.enum(['public', 'joueurs', 'proprietaire']),
+  ecriture: z.enum(['joueurs', 'serveur']),
+});
+
+const Leaderboard = z.strictObject({
+  nom: z.string().min(1).max(100).optional(),
+  ordre: z.enum(['desc', 'asc']).default('desc'),
+  operateur: z.enum(['meilleur', 'dernier', 'somme']).default('meilleur'),
+  reinitialisation: z.enum(['aucune', 'quotidienne', 'hebdomadaire', 'mensuelle']).default('aucune'),
+  valeur_min: z.number().finite().optional(),
+  valeur_max: z.number().finite().optional(),
+}).refine((l) => l.valeur_min === undefined || l.valeur_max === undefined || l.valeur_min <= l.valeur_max,
+  { message: 'valeur_min doit être inférieure ou égale à valeur_max', path: ['valeur_min'] });
+
+const Article = z.strictObject({
+  code: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/),
+  nom: z.string().min(1).max(200),
+  description: z.string().max(2000).optional(),
+  prix: z.number().finite().min(0),
+  devise: z.string().min(1).max(32),
+  image_url: z.url().optional(),
+  metadonnees: z.record(z.string(), z.unknown()).optional(),
+  actif: z.boolean().default(true),
+  ordre: z.number().int().default(0),
+  debut: Timestamp.optional(),
+  fin: Timestamp.optional(),
+});
+
+const Mode = z.strictObject({
+  equipes: z.number().int().min(1).max(16),
+  joueurs_par_equipe: z.number().int().min(1).max(64),
+  regles: z.string().regex(/^[a-z_][a-z0-9_]{0,62}(\.[a-z_][a-z0-9_]{0,62})?$/, 'nom de jeu de règles ou de fonction plpgsql'),
+  elo_ecart_initial: z.number().finite().min(0).default(100),
+  elo_elargissement_par_s: z.number().finite().min(0).default(10),
+  elo_ecart_max: z.number().finite().min(0).optional(),
+  delai_inactivite_s: z.number().int().min(1).max(86400).default(30),
+}).refine((m) => m.equipes * m.joueurs_par_equipe >= 1 && m.equipes * m.joueurs_par_equipe <= 128,
+  { message: 'une salle compte de 1 à 128 joueurs', path: ['joueurs_par_equipe'] });
+
+export const GameConfig = z.strictObject({
+  jeu: Slug,
+  nom: z.string().min(1).max(200),
+  origines: z.array(z.union([z.literal('*'), z.url()])).min(1).default(['*']),
+  session_jours: z.number().int().min(1).max(365).default(30),
+  google: z.strictObject({ client_id: z.string().min(1) }).optional(),
+  stockage: z.strictObject({
+    taille_max_fichier: z.number().int().min(1).max(2 * 1024 * 1024).default(1024 * 1024),
+    quota_joueur: z.number().int().min(1).default(10 * 1024 * 1024),
+  }).optional(),
+  tables: z.record(Name, Table).default({}),
+  classements: z.record(Slug, Leaderboard).default({}),
+  boutique: z.array(Article).default([])
+    .refine((a) => new Set(a.map((x) => x.code)).size === a.length, 'codes d’articles en double'),
+  modes: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/), Mode).default({}),
+  panel: z.strictObject({
+    theme: z.record(z.string(), z.string().max(500)).default({}),
+    textes: z.record(z.string(), z.string().max(2000)).default({}),
+  }).default({ theme: {}, textes: {} }),
+});
+
+export type GameConfig = z.infer<typeof GameConfig>;
+
+/** A readable error naming the field, or the parsed config. */
+export function parseGameConfig(raw: unknown): { ok: true; config: GameConfig } | { ok: false; error: string } {
+  const parsed = GameConfig.safeParse(raw);
+  if (parsed.success) return { ok: true, config: parsed.data };
+  const lines = parsed.error.issues.map((i) => `  ${i.path.length ? i.path.map(String).join('.') : '(racine)'}: ${i.message}`);
+  return { ok: false, error: `fichier de jeu invalide :\n${lines.join('\n')}` };
+}

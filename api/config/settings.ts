@@ -1,0 +1,35 @@
+// Process settings, read once from the environment. Nothing here is per request.
+import { z } from 'zod';
+
+const Env = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: z.string().url().optional(),
+  // Role the façade assumes on every connection; it may execute api.* only.
+  MANETTE_DB_ROLE: z.string().regex(/^[a-z_][a-z0-9_]*$/).default('manette_api'),
+  MANETTE_DB_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+  MANETTE_DATA_DIR: z.string().default('.manette'),
+  MANETTE_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  // Public base of this service as games see it (for avatar URLs); default: from the request.
+  MANETTE_PUBLIC_URL: z.string().url().optional(),
+  MANETTE_RATE_LIMIT_RPS: z.coerce.number().int().min(1).default(50),
+  MANETTE_RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(100),
+  // Realtime: with a Supabase project, its Realtime URL and anon key; otherwise the local stand-in.
+  MANETTE_REALTIME_URL: z.string().url().optional(),
+  MANETTE_REALTIME_KEY: z.string().optional(),
+  MANETTE_REALTIME_PORT: z.coerce.number().int().min(0).max(65535).default(54330),
+  MANETTE_GOOGLE_JWKS_URL: z.string().url().default('https://www.googleapis.com/oauth2/v3/certs'),
+  MANETTE_SCRYPT_N: z.coerce.number().int().min(1024).default(131072),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Settings = z.infer<typeof Env>;
+
+export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const parsed = Env.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`Invalid environment variable ${issue.path.join('.')}: ${issue.message}`);
+  }
+  return parsed.data;
+}

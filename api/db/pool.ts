@@ -1,0 +1,64 @@
+import pg from 'pg';
+import { ApiError, isRetryable } from '../http/errors.js';
+
+export type Pool = pg.Pool;
+
+/**
+ * The façade's pool. Every connection starts as `role` (manette_api by default), which
+ * may execute api.* and nothing else; the role is set by a startup parameter, so it
+ * costs no round trip.
+ */
+export function createPool(databaseUrl: string, opts: { role?: string; max?: number } = {}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: opts.max ?? 20,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 5_000,
+    options: opts.role ? `-c role=${opts.role}` : undefined,
+  });
+  // A connection lost while idle (database restart) must not crash the process;
+  // the pool opens a new one on the next request.
+  pool.on('error', () => {});
+  return pool;
+}
+
+export interface RequestContext {
+  key: string | undefined;
+  token: string | undefined;
+  origin: string | undefined;
+  base_url: string;
+}
+
+const FUNCTION_NAME = /^[a-z][a-z0-9_]*$/;
+const MAX_ATTEMPTS = 5;
+
+/**
+ * One public operation = one call of api.<fn>(ctx, body): a single round trip.
+ * Serialization failures and deadlocks (SQLSTATE class 40) are retried, never shown.
+ */
+export async function callApi<T = Record<string, unknown>>(
+  pool: pg.Pool, fn: string, ctx: RequestContext, body?: unknown,
+): Promise<T> {
+  if (!FUNCTION_NAME.test(fn)) throw new Error(`bad api function name ${fn}`);
+  const sql = body === undefined
+    ? `select api.${fn}($1::jsonb) as r`
+    : `select api.${fn}($1::jsonb, $2::jsonb) as r`;
+  const params = body === undefined ? [JSON.stringify(ctx)] : [JSON.stringify(ctx), JSON.stringify(body)];
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const { rows } = await pool.query({ text: sql, values: params });
+      const result = rows[0].r as T & { error?: string };
+      if (result && typeof result === 'object' && typeof result.error === 'string') {
+        // Errors that must not roll back (a failed login is recorded) come back as values.
+        throw new ApiError(401, result.error);
+      }
+      return result;
+    } catch (err) {
+      if (attempt < MAX_ATTEMPTS && isRetryable(err)) {
+        await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
+        continue;
+      }
+      throw err;
+    }
+  }
+}

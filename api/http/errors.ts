@@ -1,0 +1,84 @@
+// Every error a client can see is an ApiError built by a named factory; mapError turns
+// anything thrown (database, body parser, bug) into one, in one place.
+import { isKnownCode } from './messages.js';
+
+export interface FieldIssue { champ: string; message: string }
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly extra: { reason?: string; details?: FieldIssue[]; retryAfter?: number } = {},
+  ) {
+    super(code);
+  }
+}
+
+export const ERRORS = {
+  missingKey: () => new ApiError(401, 'missing_key'),
+  missingPlayer: () => new ApiError(401, 'missing_player'),
+  invalidCredentials: () => new ApiError(401, 'invalid_credentials'),
+  invalidJson: () => new ApiError(400, 'invalid_json'),
+  unsupportedMediaType: () => new ApiError(415, 'unsupported_media_type'),
+  validationFailed: (details: FieldIssue[]) => new ApiError(400, 'validation_failed', { details }),
+  invalidQuery: (details: FieldIssue[]) => new ApiError(400, 'invalid_query', { details }),
+  payloadTooLarge: () => new ApiError(413, 'payload_too_large'),
+  notFound: () => new ApiError(404, 'not_found'),
+  methodNotAllowed: () => new ApiError(405, 'method_not_allowed'),
+  playerNotFound: () => new ApiError(404, 'player_not_found'),
+  rateLimited: (retryAfter: number) => new ApiError(429, 'rate_limited', { retryAfter }),
+  unavailable: () => new ApiError(503, 'unavailable'),
+  internal: () => new ApiError(500, 'internal_error'),
+};
+
+interface PgLikeError { code?: string; message?: string; detail?: string; type?: string; status?: number }
+
+// SQLSTATEs meaning the database is unreachable or going away: the client may retry.
+const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006']);
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
+
+export function mapError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const e = (err ?? {}) as PgLikeError;
+
+  // Body parser (express.json) errors.
+  if (e.type === 'entity.parse.failed') return ERRORS.invalidJson();
+  if (e.type === 'entity.too.large') return ERRORS.payloadTooLarge();
+  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return ERRORS.unsupportedMediaType();
+
+  const code = e.code ?? '';
+  // Business errors raised by manette.fail(): SQLSTATE MN<status>, message = wire code.
+  if (/^MN\d{3}$/.test(code) && e.message && isKnownCode(e.message)) {
+    const detail = parseDetail(e.detail);
+    return new ApiError(Number(code.slice(2)), e.message, {
+      reason: typeof detail.reason === 'string' ? detail.reason : undefined,
+      retryAfter: typeof detail.retry_after === 'number' ? detail.retry_after : undefined,
+    });
+  }
+  if (UNAVAILABLE_CODES.has(code) || NETWORK_CODES.has(code) || isConnectionError(e)) return ERRORS.unavailable();
+  // Constraint checks that the façade's validation should have caught first.
+  if (code === '23514' || code === '22P02' || code === '22001' || code === '22023') {
+    return ERRORS.validationFailed([]);
+  }
+  return ERRORS.internal();
+}
+
+export function isRetryable(err: unknown): boolean {
+  const code = (err as PgLikeError | undefined)?.code ?? '';
+  return code === '40001' || code === '40P01';
+}
+
+function isConnectionError(e: PgLikeError): boolean {
+  const m = e.message ?? '';
+  return /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(m);
+}
+
+function parseDetail(detail: string | undefined): Record<string, unknown> {
+  if (!detail) return {};
+  try {
+    const parsed: unknown = JSON.parse(detail);
+    return parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,43 @@
+// Player-facing texts for every error code, French by default, English on request.
+export type Lang = 'fr' | 'en';
+
+const MESSAGES: Record<string, { fr: string; en: string }> = {
+  missing_key: { fr: 'Clé d’API manquante.', en: 'Missing API key.' },
+  invalid_key: { fr: 'Clé d’API invalide.', en: 'Invalid API key.' },
+  missing_player: { fr: 'Connexion requise.', en: 'You need to be logged in.' },
+  invalid_token: { fr: 'Session invalide ou expirée, reconnecte-toi.', en: 'Invalid or expired session, please log in again.' },
+  invalid_credentials: { fr: 'Identifiant ou mot de passe incorrect.', en: 'Wrong login or password.' },
+  invalid_json: { fr: 'Le corps de la requête n’est pas du JSON valide.', en: 'The request body is not valid JSON.' },
+  unsupported_media_type: { fr: 'Le corps doit être envoyé en application/json.', en: 'The body must be sent as application/json.' },
+  validation_failed: { fr: 'Certains champs sont invalides.', en: 'Some fields are invalid.' },
+  invalid_query: { fr: 'Paramètre de requête invalide.', en: 'Invalid query parameter.' },
+  payload_too_large: { fr: 'Le corps de la requête est trop volumineux.', en: 'The request body is too large.' },
+  pseudo_taken: { fr: 'Ce pseudo est déjà pris.', en: 'This username is already taken.' },
+  email_taken: { fr: 'Cette adresse e-mail est déjà utilisée.', en: 'This e-mail address is already in use.' },
+  not_found: { fr: 'Cette adresse n’existe pas.', en: 'This endpoint does not exist.' },
+  method_not_allowed: { fr: 'Méthode non autorisée sur cette adresse.', en: 'Method not allowed on this endpoint.' },
+  table_not_found: { fr: 'Table introuvable.', en: 'Table not found.' },
+  leaderboard_not_found: { fr: 'Classement introuvable.', en: 'Leaderboard not found.' },
+  mode_not_found: { fr: 'Mode de jeu introuvable.', en: 'Game mode not found.' },
+  match_not_found: { fr: 'Partie introuvable.', en: 'Match not found.' },
+  file_not_found: { fr: 'Fichier introuvable.', en: 'File not found.' },
+  row_not_found: { fr: 'Ligne introuvable.', en: 'Row not found.' },
+  player_not_found: { fr: 'Joueur introuvable.', en: 'Player not found.' },
+  forbidden: { fr: 'Action non autorisée.', en: 'You are not allowed to do this.' },
+  not_participant: { fr: 'Tu ne participes pas à cette partie.', en: 'You are not a participant of this match.' },
+  upload_failed: { fr: 'L’envoi du fichier a échoué.', en: 'The file upload failed.' },
+  action_refusee: { fr: 'Action refusée.', en: 'Action refused.' },
+  too_many_attempts: { fr: 'Trop de tentatives de connexion, réessaie plus tard.', en: 'Too many login attempts, try again later.' },
+  rate_limited: { fr: 'Trop de requêtes, ralentis un peu.', en: 'Too many requests, slow down.' },
+  unavailable: { fr: 'Service momentanément indisponible, réessaie dans un instant.', en: 'Service temporarily unavailable, try again shortly.' },
+  internal_error: { fr: 'Erreur interne du serveur.', en: 'Internal server error.' },
+};
+
+/** The text for an error code, or for one of its reasons (`action_refusee.pas_ton_tour`). */
+export function messageFor(code: string, lang: Lang, reason?: string): string {
+  return ((reason && MESSAGES[`${code}.${reason}`]) || MESSAGES[code] || MESSAGES.internal_error!)[lang];
+}
+
+export function isKnownCode(code: string): boolean {
+  return !code.includes('.') && code in MESSAGES;
+}

@@ -1,0 +1,51 @@
+// A public operation: its path, its input schemas (zod, also the source of the OpenAPI
+// document) and a handler that makes one api.* call. Routes live one per file under
+// api/routes/<resource>/ and name the SQL function they call.
+import type { Request } from 'express';
+import type { z } from 'zod';
+import type pg from 'pg';
+import type { Settings } from '../config/settings.js';
+import type { RequestContext } from '../db/pool.js';
+import type { GoogleIdentity } from '../security/google.js';
+
+export type Auth = 'key' | 'player' | 'public';
+
+export interface Deps {
+  pool: pg.Pool;
+  settings: Settings;
+  verifyGoogleIdToken: (idToken: string) => Promise<GoogleIdentity | null>;
+  realtime: { url: string; key: string };
+}
+
+export interface HandlerInput<B, Q, P> {
+  body: B;
+  query: Q;
+  params: P;
+  ctx: RequestContext;
+  deps: Deps;
+  req: Request;
+}
+
+export interface RouteDef<B = unknown, Q = unknown, P = unknown> {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  /** Express path under the base URL, e.g. /tables/:nomTable */
+  path: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  /** key: x-api-key; player: x-api-key and x-player-token; public: nothing. */
+  auth: Auth;
+  body?: z.ZodType<B>;
+  query?: z.ZodType<Q>;
+  params?: z.ZodType<P>;
+  /** Documented response (beside `ok`). */
+  response?: z.ZodType;
+  /** HTTP status on success (default 200), or computed from the result. */
+  status?: number | ((result: Record<string, unknown>) => number);
+  /** Returns the response fields beside `ok: true`. */
+  handler(input: HandlerInput<B, Q, P>): Promise<Record<string, unknown>>;
+}
+
+export function defineRoute<B = undefined, Q = undefined, P = undefined>(def: RouteDef<B, Q, P>): RouteDef<B, Q, P> {
+  return def;
+}

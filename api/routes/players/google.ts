@@ -1,0 +1,24 @@
+// POST /players/google → signature check here, then api.players_google (audience, account)
+import { z } from 'zod';
+import { defineRoute } from '../../http/route.js';
+import { callApi } from '../../db/pool.js';
+import { ERRORS } from '../../http/errors.js';
+import { newPlayerToken } from '../../security/tokens.js';
+import { Session } from '../schemas.js';
+
+export default defineRoute({
+  method: 'post',
+  path: '/players/google',
+  tag: 'Joueurs',
+  summary: 'Se connecter avec un jeton d’identité Google',
+  description: 'Vérifie la signature, l’émetteur, l’expiration et l’audience (client id du jeu). '
+    + 'Crée le joueur à la première connexion ; un e-mail vérifié rejoint le compte existant.',
+  auth: 'key',
+  body: z.object({ id_token: z.string().min(1).max(8192) }),
+  response: Session,
+  async handler({ body, ctx, deps }) {
+    const identity = await deps.verifyGoogleIdToken(body.id_token);
+    if (!identity) throw ERRORS.invalidCredentials();
+    return callApi(deps.pool, 'players_google', ctx, { ...identity, token: newPlayerToken() });
+  },
+});

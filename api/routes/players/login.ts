@@ -1,0 +1,32 @@
+// POST /players/login → api.players_login_start, scrypt check here, api.players_login_finish
+import { z } from 'zod';
+import { defineRoute } from '../../http/route.js';
+import { callApi } from '../../db/pool.js';
+import { verifyPassword } from '../../security/password.js';
+import { newPlayerToken } from '../../security/tokens.js';
+import { Session } from '../schemas.js';
+
+export default defineRoute({
+  method: 'post',
+  path: '/players/login',
+  tag: 'Joueurs',
+  summary: 'Se connecter (identifiant = pseudo ou e-mail, ou champ email)',
+  description: 'Au plus 10 échecs par identifiant et par 15 minutes (`too_many_attempts`).',
+  auth: 'key',
+  body: z.object({
+    identifiant: z.string().min(1).max(254).optional(),
+    email: z.string().min(1).max(254).optional(),
+    password: z.string().min(1).max(128),
+  }).refine((b) => b.identifiant !== undefined || b.email !== undefined, {
+    message: 'identifiant ou email requis', path: ['identifiant'],
+  }),
+  response: Session,
+  async handler({ body, ctx, deps }) {
+    const start = await callApi<{ attempt_id: number; password_hash: string | null }>(
+      deps.pool, 'players_login_start', ctx, { identifiant: body.identifiant ?? body.email });
+    const succeeded = await verifyPassword(body.password, start.password_hash, deps.settings.MANETTE_SCRYPT_N);
+    return callApi(deps.pool, 'players_login_finish', ctx, {
+      attempt_id: start.attempt_id, succeeded, token: newPlayerToken(),
+    });
+  },
+});

@@ -1,0 +1,14 @@
+// POST /players/logout → api.players_logout
+import { z } from 'zod';
+import { defineRoute } from '../../http/route.js';
+import { callApi } from '../../db/pool.js';
+
+export default defineRoute({
+  method: 'post',
+  path: '/players/logout',
+  tag: 'Joueurs',
+  summary: 'Se déconnecter (révoque le jeton)',
+  auth: 'player',
+  response: z.object({ data: z.object({}) }),
+  handler: ({ ctx, deps }) => callApi(deps.pool, 'players_logout', ctx),
+});

@@ -1,0 +1,15 @@
+// GET /players/me → api.players_me
+import { z } from 'zod';
+import { defineRoute } from '../../http/route.js';
+import { callApi } from '../../db/pool.js';
+import { Joueur } from '../schemas.js';
+
+export default defineRoute({
+  method: 'get',
+  path: '/players/me',
+  tag: 'Joueurs',
+  summary: 'Joueur connecté (restauration de session)',
+  auth: 'player',
+  response: z.object({ data: z.object({ joueur: Joueur }) }),
+  handler: ({ ctx, deps }) => callApi(deps.pool, 'players_me', ctx),
+});

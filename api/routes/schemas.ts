@@ -1,0 +1,20 @@
+// Shared wire schemas (zod): validation of requests and the OpenAPI document.
+import { z } from 'zod';
+
+export const Joueur = z.object({
+  id: z.uuid(),
+  pseudo: z.string(),
+  email: z.string().nullable(),
+  pays: z.string().nullable(),
+  avatar_url: z.string().nullable(),
+  cree_le: z.string(),
+}).meta({ id: 'Joueur' });
+
+export const Session = z.object({
+  token: z.string().meta({ description: 'Session token, sent as x-player-token (pt_…).' }),
+  data: z.object({ joueur: Joueur, expire_le: z.string() }),
+});
+
+export const Pseudo = z.string().regex(/^[A-Za-z0-9_.-]{3,32}$/, '3 à 32 caractères : lettres, chiffres, _ - .');
+export const Email = z.email().max(254);
+export const Password = z.string().min(8).max(128);

@@ -1,0 +1,19 @@
+// GET /realtime/config: where games subscribe to match events (contract section 8).
+import { z } from 'zod';
+import { defineRoute } from '../../http/route.js';
+import { callApi } from '../../db/pool.js';
+
+export const CHANNEL_PREFIX = 'manette_partie_';
+
+export default defineRoute({
+  method: 'get',
+  path: '/realtime/config',
+  tag: 'Temps réel',
+  summary: 'Configuration du canal temps réel (Phoenix / Supabase Realtime)',
+  auth: 'key',
+  response: z.object({ url: z.string(), key: z.string(), channel_prefix: z.string() }),
+  async handler({ ctx, deps }) {
+    await callApi(deps.pool, 'game_check', ctx);
+    return { url: deps.realtime.url, key: deps.realtime.key || (ctx.key as string), channel_prefix: CHANNEL_PREFIX };
+  },
+});

@@ -1,0 +1,82 @@
+// Starts the whole service: database (embedded by default, or DATABASE_URL),
+// migrations, the demo game on a fresh database, local realtime, and the HTTP façade.
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pino, type Logger } from 'pino';
+import type { Settings } from './config/settings.js';
+import { migrate } from './db/migrate.js';
+import { createPool } from './db/pool.js';
+import { applyGameFile, gameCount } from './config/apply.js';
+import { startEmbeddedPostgres, type RunningPostgres } from './local/embedded.js';
+import { startLocalRealtime, type LocalRealtime } from './local/realtime/server.js';
+import { createGoogleVerifier } from './security/google.js';
+import { BASE_PATH, createApp } from './app.js';
+
+export const DEMO_GAME_FILE = fileURLToPath(new URL('../examples/demo/game.json', import.meta.url));
+
+export interface Service {
+  baseUrl: string;
+  databaseUrl: string;
+  realtimeUrl: string;
+  demo?: { jeu: string; api_key: string };
+  close(): Promise<void>;
+}
+
+export async function startService(settings: Settings, logger: Logger = pino({ level: settings.LOG_LEVEL })): Promise<Service> {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const close = async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => {});
+    cleanups.length = 0;
+  };
+  try {
+    let databaseUrl = settings.DATABASE_URL;
+    let embedded: RunningPostgres | undefined;
+    if (!databaseUrl) {
+      embedded = await startEmbeddedPostgres({
+        dataDir: path.join(settings.MANETTE_DATA_DIR, 'postgres'),
+        port: settings.MANETTE_PG_PORT,
+        log: (line) => logger.debug({ postgres: line.trim() }),
+      });
+      cleanups.push(() => embedded!.stop());
+      databaseUrl = embedded.url;
+    }
+    const applied = await migrate(databaseUrl);
+    if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+
+    let demo: Service['demo'];
+    if ((await gameCount(databaseUrl)) === 0) {
+      demo = await applyGameFile(databaseUrl, DEMO_GAME_FILE);
+      logger.info({ jeu: demo.jeu }, 'demo game created');
+    }
+
+    let realtime: { url: string; key: string };
+    if (settings.MANETTE_REALTIME_URL) {
+      realtime = { url: settings.MANETTE_REALTIME_URL, key: settings.MANETTE_REALTIME_KEY ?? '' };
+    } else {
+      const local: LocalRealtime = await startLocalRealtime({
+        port: settings.MANETTE_REALTIME_PORT,
+        databaseUrl,
+        log: (level, msg, extra) => logger[level]({ realtime: true, ...extra }, msg),
+      });
+      cleanups.push(() => local.close());
+      realtime = { url: local.url, key: '' }; // empty: games use their API key
+    }
+
+    const pool = createPool(databaseUrl, { role: settings.MANETTE_DB_ROLE, max: settings.MANETTE_DB_POOL_SIZE });
+    cleanups.push(() => pool.end());
+    const app = createApp({ pool, settings, realtime, verifyGoogleIdToken: createGoogleVerifier(settings.MANETTE_GOOGLE_JWKS_URL) }, logger);
+    const server = http.createServer(app);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(settings.PORT, settings.HOST, () => resolve());
+    });
+    cleanups.push(() => new Promise((r) => { server.close(r); server.closeAllConnections(); }));
+    const port = (server.address() as { port: number }).port;
+    const host = settings.HOST === '0.0.0.0' || settings.HOST === '::' ? 'localhost' : settings.HOST;
+    return { baseUrl: `http://${host}:${port}${BASE_PATH}`, databaseUrl, realtimeUrl: realtime.url, demo, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

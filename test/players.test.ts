@@ -1,0 +1,288 @@
+// Contract section 3 (players) and section 2 (keys and tokens), over real HTTP.
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { client, minimalGame, startTestApp, type TestApp } from './support/harness.js';
+import { hashPassword, verifyPassword } from '../api/security/password.js';
+
+let app: TestApp;
+let jwks: http.Server;
+let privateKey: CryptoKey;
+let keyA: string;
+let keyB: string;
+let api: ReturnType<typeof client>;
+const GOOGLE_CLIENT = 'client-123.apps.googleusercontent.com';
+
+beforeAll(async () => {
+  const pair = await generateKeyPair('RS256');
+  privateKey = pair.privateKey as CryptoKey;
+  const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'test-key', alg: 'RS256', use: 'sig' };
+  jwks = http.createServer((_req, res) => res.setHeader('content-type', 'application/json').end(JSON.stringify({ keys: [jwk] })));
+  await new Promise<void>((r) => jwks.listen(0, '127.0.0.1', r));
+  const jwksUrl = `http://127.0.0.1:${(jwks.address() as { port: number }).port}/certs`;
+  app = await startTestApp({ MANETTE_GOOGLE_JWKS_URL: jwksUrl });
+  keyA = await app.applyGame(minimalGame('jeu-a', { google: { client_id: GOOGLE_CLIENT } }));
+  keyB = await app.applyGame(minimalGame('jeu-b'));
+  api = client(app.baseUrl, keyA);
+});
+afterAll(async () => {
+  await app?.close();
+  jwks?.close();
+});
+
+describe('POST /players/register', () => {
+  it('creates the player and opens a session (201)', async () => {
+    const r = await api.post('/players/register', { pseudo: 'Alice', email: 'Alice@Example.test', password: 'motdepasse1', pays: 'fr' });
+    expect(r.status).toBe(201);
+    expect(r.body.ok).toBe(true);
+    expect(r.body.token).toMatch(/^pt_[A-Za-z0-9_-]{43,}$/);
+    expect(r.body.data.joueur).toMatchObject({ pseudo: 'Alice', email: 'Alice@Example.test', pays: 'FR', avatar_url: null });
+    expect(r.body.data.joueur.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(Date.parse(r.body.data.expire_le) - Date.now()).toBeGreaterThan(29.9 * 86400e3);
+    // Only hashes are stored.
+    const [p] = await app.sql('select password_hash from manette.players where id = $1', [r.body.data.joueur.id]);
+    expect(p!.password_hash).toMatch(/^scrypt\$/);
+    expect(p!.password_hash).not.toContain('motdepasse1');
+    const sessions = await app.sql("select encode(token_hash, 'hex') as h from manette.sessions where player_id = $1", [r.body.data.joueur.id]);
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0]!.h).not.toContain(r.body.token);
+  });
+
+  it('refuses a pseudo or e-mail already used in the game, ignoring case (409)', async () => {
+    await api.register('Bob');
+    const pseudo = await api.post('/players/register', { pseudo: 'BOB', email: 'other@example.test', password: 'motdepasse1' });
+    expect(pseudo.status).toBe(409);
+    expect(pseudo.body).toMatchObject({ ok: false, error: 'pseudo_taken' });
+    const email = await api.post('/players/register', { pseudo: 'Bobby', email: 'BOB@example.test', password: 'motdepasse1' });
+    expect(email.status).toBe(409);
+    expect(email.body.error).toBe('email_taken');
+  });
+
+  it('allows the same pseudo in another game', async () => {
+    const r = await client(app.baseUrl, keyB).post('/players/register', { pseudo: 'Bob', email: 'bob@example.test', password: 'motdepasse1' });
+    expect(r.status).toBe(201);
+  });
+
+  it.each([
+    [{ pseudo: 'ab', email: 'x@example.test', password: 'motdepasse1' }, 'pseudo'],
+    [{ pseudo: 'a b c', email: 'x@example.test', password: 'motdepasse1' }, 'pseudo'],
+    [{ pseudo: 'x'.repeat(33), email: 'x@example.test', password: 'motdepasse1' }, 'pseudo'],
+    [{ pseudo: 'Valid', email: 'not-an-email', password: 'motdepasse1' }, 'email'],
+    [{ pseudo: 'Valid', email: 'x@example.test', password: 'court' }, 'password'],
+    [{ pseudo: 'Valid', email: 'x@example.test', password: 'x'.repeat(129) }, 'password'],
+    [{ pseudo: 'Valid', email: 'x@example.test', password: 'motdepasse1', pays: 'FRA' }, 'pays'],
+    [{ pseudo: 'Valid', email: 'x@example.test', password: 'motdepasse1', pays: 'ZZ' }, 'pays'],
+    [{ email: 'x@example.test', password: 'motdepasse1' }, 'pseudo'],
+    [{ pseudo: 42, email: 'x@example.test', password: 'motdepasse1' }, 'pseudo'],
+  ])('validation_failed names the field (%j)', async (body, champ) => {
+    const r = await api.post('/players/register', body);
+    expect(r.status).toBe(400);
+    expect(r.body.error).toBe('validation_failed');
+    expect(r.body.details.map((d: { champ: string }) => d.champ)).toContain(champ);
+    expect((await app.sql("select 1 from manette.players where pseudo = 'Valid'")).length).toBe(0);
+  });
+
+  it('50 concurrent registrations of one pseudo create exactly one player', async () => {
+    const replies = await Promise.all(Array.from({ length: 50 }, (_, i) =>
+      api.post('/players/register', { pseudo: 'Rush', email: `rush${i}@example.test`, password: 'motdepasse1' })));
+    const statuses = replies.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(49);
+    expect(replies.filter((r) => r.status === 409).every((r) => r.body.error === 'pseudo_taken')).toBe(true);
+    expect(await app.sql("select count(*)::int as n from manette.players where lower(pseudo) = 'rush'")).toEqual([{ n: 1 }]);
+  });
+});
+
+describe('POST /players/login', () => {
+  beforeAll(async () => { await api.register('Carol'); });
+
+  it('accepts identifiant as pseudo or e-mail (any case) and the email field', async () => {
+    for (const body of [
+      { identifiant: 'carol', password: 'motdepasse-solide' },
+      { identifiant: 'CAROL@example.test', password: 'motdepasse-solide' },
+      { email: 'carol@example.test', password: 'motdepasse-solide' },
+    ]) {
+      const r = await api.post('/players/login', body);
+      expect(r.status).toBe(200);
+      expect(r.body.token).toMatch(/^pt_/);
+      expect(r.body.data.joueur.pseudo).toBe('Carol');
+      const me = await api.get('/players/me', { token: r.body.token });
+      expect(me.body.data.joueur.pseudo).toBe('Carol');
+    }
+  });
+
+  it('gives the same invalid_credentials whether the player exists or not', async () => {
+    const wrong = await api.post('/players/login', { identifiant: 'Carol', password: 'mauvais-mdp' });
+    const unknown = await api.post('/players/login', { identifiant: 'Nobody', password: 'mauvais-mdp' });
+    for (const r of [wrong, unknown]) {
+      expect(r.status).toBe(401);
+      expect(r.body.error).toBe('invalid_credentials');
+    }
+    expect(wrong.body.message).toBe(unknown.body.message);
+  });
+
+  it('needs identifiant or email, and a password', async () => {
+    const r = await api.post('/players/login', { password: 'x' });
+    expect(r.status).toBe(400);
+    expect(r.body.details[0].champ).toBe('identifiant');
+    expect((await api.post('/players/login', { identifiant: 'Carol' })).body.details[0].champ).toBe('password');
+  });
+
+  it('locks an identifier after 10 failures in 15 minutes, even with the right password', async () => {
+    await api.register('Dave');
+    for (let i = 0; i < 10; i++) {
+      expect((await api.post('/players/login', { identifiant: 'dave', password: 'mauvais-mdp' })).status).toBe(401);
+    }
+    const locked = await api.post('/players/login', { identifiant: 'Dave', password: 'motdepasse-solide' });
+    expect(locked.status).toBe(429);
+    expect(locked.body.error).toBe('too_many_attempts');
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Another identifier is not affected; the window passing lifts the lock.
+    expect((await api.post('/players/login', { identifiant: 'carol', password: 'motdepasse-solide' })).status).toBe(200);
+    await app.sql("update manette.login_attempts set created_at = now() - interval '16 minutes' where identifier = 'dave'");
+    expect((await api.post('/players/login', { identifiant: 'dave', password: 'motdepasse-solide' })).status).toBe(200);
+  });
+
+  it('counts concurrent guesses: 30 at once never let more than 10 through to the password check', async () => {
+    await api.register('Erin');
+    const replies = await Promise.all(Array.from({ length: 30 }, () =>
+      api.post('/players/login', { identifiant: 'erin', password: 'mauvais-mdp' })));
+    expect(replies.filter((r) => r.status === 401)).toHaveLength(10);
+    expect(replies.filter((r) => r.status === 429)).toHaveLength(20);
+  });
+});
+
+describe('sessions', () => {
+  it('missing_player without a token, invalid_token for unknown, other-game, expired or revoked ones', async () => {
+    const s = await api.register('Frank');
+    expect((await api.get('/players/me')).body.error).toBe('missing_player');
+    expect((await api.get('/players/me')).status).toBe(401);
+    const unknown = await api.get('/players/me', { token: 'pt_' + 'x'.repeat(43) });
+    expect([unknown.status, unknown.body.error]).toEqual([401, 'invalid_token']);
+    const otherGame = await client(app.baseUrl, keyB).get('/players/me', { token: s.token });
+    expect([otherGame.status, otherGame.body.error]).toEqual([401, 'invalid_token']);
+
+    await app.sql("update manette.sessions set expires_at = now() - interval '1 second' where player_id = $1", [s.data.joueur.id]);
+    expect((await api.get('/players/me', { token: s.token })).body.error).toBe('invalid_token');
+  });
+
+  it('slides the expiry on use', async () => {
+    const s = await api.register('Gina');
+    await app.sql("update manette.sessions set last_used_at = now() - interval '10 days', expires_at = now() + interval '20 days' where player_id = $1", [s.data.joueur.id]);
+    expect((await api.get('/players/me', { token: s.token })).status).toBe(200);
+    const [row] = await app.sql<{ days: number }>('select extract(epoch from expires_at - now()) / 86400 as days from manette.sessions where player_id = $1', [s.data.joueur.id]);
+    expect(Number(row!.days)).toBeGreaterThan(29.9);
+  });
+
+  it('logout revokes the token', async () => {
+    const s = await api.register('Hugo');
+    const out = await api.post('/players/logout', undefined, { token: s.token });
+    expect(out.status).toBe(200);
+    expect(out.body).toEqual({ ok: true, data: {} });
+    expect((await api.get('/players/me', { token: s.token })).body.error).toBe('invalid_token');
+    expect((await api.post('/players/logout', undefined, { token: s.token })).body.error).toBe('invalid_token');
+  });
+
+  it('missing_key, invalid_key (malformed, unknown, revoked)', async () => {
+    const none = await api.get('/players/me', { key: null });
+    expect([none.status, none.body.error]).toEqual([401, 'missing_key']);
+    for (const bad of ['nope', 'sk_live_' + 'A'.repeat(40)]) {
+      const r = await api.post('/players/login', { identifiant: 'x', password: 'y' }, { key: bad });
+      expect([r.status, r.body.error]).toEqual([401, 'invalid_key']);
+    }
+    const keyC = await app.applyGame(minimalGame('jeu-c'));
+    await app.sql('update manette.api_keys set revoked_at = now() where key = $1', [keyC]);
+    const revoked = await client(app.baseUrl, keyC).post('/players/register', { pseudo: 'Zed', email: 'z@example.test', password: 'motdepasse1' });
+    expect([revoked.status, revoked.body.error]).toEqual([401, 'invalid_key']);
+  });
+});
+
+describe('POST /players/avatar and GET /avatars/:id', () => {
+  const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(100, 7)]);
+
+  it('stores the image and serves it at avatar_url', async () => {
+    const s = await api.register('Iris');
+    const r = await api.post('/players/avatar', { contenu: png.toString('base64'), mime_type: 'image/png' }, { token: s.token });
+    expect(r.status).toBe(200);
+    const url: string = r.body.data.joueur.avatar_url;
+    expect(url).toMatch(new RegExp(`/avatars/${s.data.joueur.id}\\?v=1$`));
+    const img = await fetch(url);
+    expect(img.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await img.arrayBuffer()).equals(png)).toBe(true);
+    expect((await api.get('/players/me', { token: s.token })).body.data.joueur.avatar_url).toBe(url);
+  });
+
+  it('refuses oversize, mislabelled or non-base64 content and changes nothing', async () => {
+    const s = await api.register('Jack');
+    const big = Buffer.concat([png, Buffer.alloc(256 * 1024)]);
+    for (const body of [
+      { contenu: big.toString('base64'), mime_type: 'image/png' },
+      { contenu: png.toString('base64'), mime_type: 'image/jpeg' },
+      { contenu: '@@@', mime_type: 'image/png' },
+      { contenu: png.toString('base64'), mime_type: 'image/gif' },
+    ]) {
+      const r = await api.post('/players/avatar', body, { token: s.token });
+      expect([r.status, r.body.error]).toEqual([400, 'validation_failed']);
+    }
+    expect(await app.sql('select 1 from manette.avatars where player_id = $1', [s.data.joueur.id])).toHaveLength(0);
+    const missing = await fetch(app.baseUrl.replace('/api/public/v1', '') + `/avatars/${s.data.joueur.id}`);
+    expect(missing.status).toBe(404);
+    expect((await missing.json()).error).toBe('player_not_found');
+  });
+});
+
+describe('POST /players/google', () => {
+  const sign = (claims: Record<string, unknown>, exp = '1h') => new SignJWT({
+    email: 'kim@gmail.test', email_verified: true, name: 'Kim Possible', ...claims,
+  }).setProtectedHeader({ alg: 'RS256', kid: 'test-key' }).setIssuer('https://accounts.google.com')
+    .setAudience(GOOGLE_CLIENT).setSubject('google-sub-1').setIssuedAt().setExpirationTime(exp).sign(privateKey);
+
+  it('creates the player once, then logs the same player in', async () => {
+    const first = await api.post('/players/google', { id_token: await sign({}) });
+    expect(first.status).toBe(200);
+    expect(first.body.token).toMatch(/^pt_/);
+    expect(first.body.data.joueur).toMatchObject({ pseudo: 'Kim_Possible', email: 'kim@gmail.test' });
+    const again = await api.post('/players/google', { id_token: await sign({}) });
+    expect(again.body.data.joueur.id).toBe(first.body.data.joueur.id);
+  });
+
+  it('links a verified e-mail to the existing account', async () => {
+    const s = await api.register('Lina', { email: 'lina@gmail.test' });
+    const token = await new SignJWT({ email: 'lina@gmail.test', email_verified: true })
+      .setProtectedHeader({ alg: 'RS256', kid: 'test-key' }).setIssuer('accounts.google.com')
+      .setAudience(GOOGLE_CLIENT).setSubject('google-sub-lina').setIssuedAt().setExpirationTime('1h').sign(privateKey);
+    const r = await api.post('/players/google', { id_token: token });
+    expect(r.body.data.joueur.id).toBe(s.data.joueur.id);
+  });
+
+  it('refuses a bad signature, audience, issuer, an expired token or a game without Google', async () => {
+    const other = await generateKeyPair('RS256');
+    const forged = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'test-key' })
+      .setIssuer('https://accounts.google.com').setAudience(GOOGLE_CLIENT).setSubject('x').setExpirationTime('1h').sign(other.privateKey);
+    const wrongAud = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'test-key' })
+      .setIssuer('https://accounts.google.com').setAudience('someone-else').setSubject('x').setExpirationTime('1h').sign(privateKey);
+    const wrongIss = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'test-key' })
+      .setIssuer('https://evil.test').setAudience(GOOGLE_CLIENT).setSubject('x').setExpirationTime('1h').sign(privateKey);
+    const expired = await sign({}, '-1m');
+    for (const id_token of [forged, wrongAud, wrongIss, expired, 'not.a.jwt']) {
+      const r = await api.post('/players/google', { id_token });
+      expect([r.status, r.body.error]).toEqual([401, 'invalid_credentials']);
+    }
+    const noGoogle = await client(app.baseUrl, keyB).post('/players/google', { id_token: await sign({}) });
+    expect([noGoogle.status, noGoogle.body.error]).toEqual([401, 'invalid_credentials']);
+    expect((await api.post('/players/google', {})).body.error).toBe('validation_failed');
+  });
+});
+
+describe('password hashing', () => {
+  it('uses scrypt at OWASP cost by default and verifies only the right password', async () => {
+    const { readSettings } = await import('../api/config/settings.js');
+    const N = readSettings({}).MANETTE_SCRYPT_N;
+    expect(N).toBe(131072);
+    const stored = await hashPassword('correct horse', N);
+    expect(stored).toMatch(/^scrypt\$131072\$8\$1\$/);
+    expect(await verifyPassword('correct horse', stored, N)).toBe(true);
+    expect(await verifyPassword('wrong horse', stored, N)).toBe(false);
+    expect(await verifyPassword('anything', null, 1024)).toBe(false);
+  });
+});

@@ -1,0 +1,35 @@
+// One throwaway embedded Postgres for the whole run. Migrations are applied once to a
+// template database; every test file clones it (test/support/harness.ts), so files
+// start clean and do not depend on order.
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { startEmbeddedPostgres } from '../../api/local/embedded.js';
+import { migrate } from '../../api/db/migrate.js';
+import { installPgTap } from './pgtap.js';
+import { freePort } from './net.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext { pgAdminUrl: string }
+}
+
+export const TEMPLATE_DB = 'manette_template';
+
+export default async function setup(project: TestProject) {
+  const dir = await mkdtemp(path.join(tmpdir(), 'manette-test-'));
+  await chmod(dir, 0o755); // as root, Postgres runs as the `postgres` user and must reach it
+  const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: false });
+  const admin = new pg.Client({ connectionString: server.url });
+  await admin.connect();
+  await admin.query(`create database ${TEMPLATE_DB}`);
+  await admin.end();
+  await installPgTap();
+  await migrate(server.url.replace(/\/postgres$/, `/${TEMPLATE_DB}`));
+  project.provide('pgAdminUrl', server.url);
+  return async () => {
+    await server.stop();
+    await rm(dir, { recursive: true, force: true });
+  };
+}
