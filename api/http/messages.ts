@@ -31,6 +31,22 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
   rate_limited: { fr: 'Trop de requêtes, ralentis un peu.', en: 'Too many requests, slow down.' },
   unavailable: { fr: 'Service momentanément indisponible, réessaie dans un instant.', en: 'Service temporarily unavailable, try again shortly.' },
   internal_error: { fr: 'Erreur interne du serveur.', en: 'Internal server error.' },
+
+  // Reasons (`reason` beside upload_failed and action_refusee).
+  'upload_failed.fichier_existe': { fr: 'Un fichier porte déjà ce nom.', en: 'A file with this name already exists.' },
+  'upload_failed.trop_volumineux': { fr: 'Le fichier est trop volumineux.', en: 'The file is too large.' },
+  'upload_failed.quota_depasse': { fr: 'Ton espace de stockage est plein.', en: 'Your storage space is full.' },
+  'upload_failed.type_non_autorise': { fr: 'Ce type de fichier n’est pas autorisé.', en: 'This file type is not allowed.' },
+  'upload_failed.json_invalide': { fr: 'Le contenu n’est pas du JSON valide.', en: 'The content is not valid JSON.' },
+  'upload_failed.nom_invalide': { fr: 'Nom de fichier invalide.', en: 'Invalid file name.' },
+  'upload_failed.champ_invalide': { fr: 'Champ manquant ou invalide.', en: 'Missing or invalid field.' },
+  'action_refusee.partie_terminee': { fr: 'La partie est terminée.', en: 'The match is over.' },
+  'action_refusee.pas_ton_tour': { fr: 'Ce n’est pas ton tour.', en: 'It is not your turn.' },
+  'action_refusee.action_inconnue': { fr: 'Action inconnue.', en: 'Unknown action.' },
+  'action_refusee.donnees_invalides': { fr: 'Données de l’action invalides.', en: 'Invalid action data.' },
+  'action_refusee.tour_perime': { fr: 'Ce tour est déjà passé.', en: 'This turn is already over.' },
+  'action_refusee.case_occupee': { fr: 'Cette case est déjà prise.', en: 'This square is already taken.' },
+  'action_refusee.hors_plateau': { fr: 'Cette case est hors du plateau.', en: 'This square is off the board.' },
 };
 
 /** The text for an error code, or for one of its reasons (`action_refusee.pas_ton_tour`). */

@@ -1,12 +1,15 @@
-// Every public operation, in documentation order.
+// Every public operation, grouped by resource, in documentation order.
+// Each route file names the api.* function it calls.
 import type { RouteDef } from '../http/route.js';
-import register from './players/register.js';
-import login from './players/login.js';
-import google from './players/google.js';
-import logout from './players/logout.js';
-import me from './players/me.js';
-import avatar from './players/avatar.js';
-import realtimeConfig from './system/realtime-config.js';
+import players from './players/index.js';
+import tables from './tables/index.js';
+import storage from './storage/index.js';
+import leaderboards from './leaderboards/index.js';
+import shop from './shop/index.js';
+import matchmaking from './matchmaking/index.js';
+import match from './match/index.js';
+import system from './system/index.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const routes: RouteDef<any, any, any>[] = [register, login, google, logout, me, avatar, realtimeConfig];
+export const routes: RouteDef<any, any, any>[] = [
+  ...players, ...tables, ...storage, ...leaderboards, ...shop, ...matchmaking, ...match, ...system,
+];

@@ -320,14 +320,27 @@ begin
 end
 $$;
 
--- Later migrations replace this to turn their part of the config into rows
--- (tables, leaderboards, shop, modes). Called on every apply, after the game row.
+-- Each capability turns its part of the config into rows with a function
+-- manette_admin.apply_part_<name>(game_id uuid, config jsonb) defined in its own
+-- migration (apply_part_tables, apply_part_leaderboards, ...); they run in name order.
 create function manette_admin.expand_game(game_id uuid, config jsonb)
 returns void
 language plpgsql
 security definer
 set search_path = ''
-as $$ begin end $$;
+as $$
+declare
+  part regproc;
+begin
+  for part in
+    select p.oid::regproc from pg_proc p
+    where p.pronamespace = 'manette_admin'::regnamespace and p.proname like 'apply\_part\_%'
+    order by p.proname
+  loop
+    execute format('select %s($1, $2)', part) using game_id, config;
+  end loop;
+end
+$$;
 
 create function manette_admin.game_count() returns bigint
 language sql stable

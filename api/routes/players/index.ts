@@ -1,0 +1,8 @@
+import register from './register.js';
+import login from './login.js';
+import google from './google.js';
+import logout from './logout.js';
+import me from './me.js';
+import avatar from './avatar.js';
+
+export default [register, login, google, logout, me, avatar];

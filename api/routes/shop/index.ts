@@ -1,0 +1,2 @@
+// Routes of this resource, one file each; filled in by its capability.
+export default [];

@@ -1,0 +1,3 @@
+import realtimeConfig from './realtime-config.js';
+
+export default [realtimeConfig];
