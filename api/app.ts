@@ -92,9 +92,10 @@ function handle(route: RouteDef<unknown, unknown, unknown>, deps: Deps) {
       const ctx = contextOf(req, deps);
       if (route.auth !== 'public' && !ctx.key) throw ERRORS.missingKey();
       if (route.auth === 'player' && !ctx.token) throw ERRORS.missingPlayer();
-      const params = parse(route.params, req.params, ERRORS.notFound);
-      const query = parse(route.query, req.query, ERRORS.invalidQuery);
-      const body = route.body ? parse(route.body, req.body ?? {}, ERRORS.validationFailed) : undefined;
+      const l = lang(req);
+      const params = parse(route.params, req.params, ERRORS.notFound, l);
+      const query = parse(route.query, req.query, ERRORS.invalidQuery, l);
+      const body = route.body ? parse(route.body, req.body ?? {}, route.bodyError ?? ERRORS.validationFailed, l) : undefined;
       const result = await route.handler({ body, query, params, ctx, deps, req });
       const status = typeof route.status === 'function' ? route.status(result) : route.status ?? 200;
       res.status(status).json({ ok: true, ...result });
@@ -104,9 +105,12 @@ function handle(route: RouteDef<unknown, unknown, unknown>, deps: Deps) {
   };
 }
 
-function parse<T>(schema: z.ZodType<T> | undefined, input: unknown, fail: (issues: FieldIssue[]) => ApiError): T {
+// zod's own texts in the player's language; messages written in the schemas stay as they are.
+const ZOD_LOCALES = { fr: z.locales.fr().localeError, en: z.locales.en().localeError };
+
+function parse<T>(schema: z.ZodType<T> | undefined, input: unknown, fail: (issues: FieldIssue[]) => ApiError, l: Lang): T {
   if (!schema) return undefined as T;
-  const parsed = schema.safeParse(input);
+  const parsed = schema.safeParse(input, { error: ZOD_LOCALES[l] });
   if (parsed.success) return parsed.data;
   throw fail(parsed.error.issues.map((i) => ({ champ: i.path.map(String).join('.'), message: i.message })));
 }

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { pino, type Logger } from 'pino';
 import type { Settings } from './config/settings.js';
 import { migrate } from './db/migrate.js';
-import { createPool } from './db/pool.js';
+import { callApi, createPool } from './db/pool.js';
 import { applyGameFile, gameCount } from './config/apply.js';
 import { startEmbeddedPostgres, type RunningPostgres } from './local/embedded.js';
 import { startLocalRealtime, type LocalRealtime } from './local/realtime/server.js';
@@ -50,6 +50,9 @@ export async function startService(settings: Settings, logger: Logger = pino({ l
       logger.info({ jeu: demo.jeu }, 'demo game created');
     }
 
+    const pool = createPool(databaseUrl, { role: settings.MANETTE_DB_ROLE, max: settings.MANETTE_DB_POOL_SIZE });
+    cleanups.push(() => pool.end());
+
     let realtime: { url: string; key: string };
     if (settings.MANETTE_REALTIME_URL) {
       realtime = { url: settings.MANETTE_REALTIME_URL, key: settings.MANETTE_REALTIME_KEY ?? '' };
@@ -57,14 +60,18 @@ export async function startService(settings: Settings, logger: Logger = pino({ l
       const local: LocalRealtime = await startLocalRealtime({
         port: settings.MANETTE_REALTIME_PORT,
         databaseUrl,
+        // Locally, a game's own API key opens the realtime socket.
+        authorize: async (apikey) => {
+          if (!apikey) return false;
+          return callApi(pool, 'game_check', { key: apikey, token: undefined, origin: undefined, base_url: '' })
+            .then(() => true, () => false);
+        },
         log: (level, msg, extra) => logger[level]({ realtime: true, ...extra }, msg),
       });
       cleanups.push(() => local.close());
       realtime = { url: local.url, key: '' }; // empty: games use their API key
     }
 
-    const pool = createPool(databaseUrl, { role: settings.MANETTE_DB_ROLE, max: settings.MANETTE_DB_POOL_SIZE });
-    cleanups.push(() => pool.end());
     const app = createApp({ pool, settings, realtime, verifyGoogleIdToken: createGoogleVerifier(settings.MANETTE_GOOGLE_JWKS_URL) }, logger);
     const server = http.createServer(app);
     await new Promise<void>((resolve, reject) => {

@@ -1,6 +1,7 @@
 // The `manette` command: `start` (what `npm start` runs) and `apply <file>`.
 import path from 'node:path';
 import { Command } from 'commander';
+import { z } from 'zod';
 import { pino } from 'pino';
 import { readSettings } from '../config/settings.js';
 import { applyGameFile, GameFileError, readGameFile } from '../config/apply.js';
@@ -8,6 +9,8 @@ import { migrate } from '../db/migrate.js';
 import { startEmbeddedPostgres } from '../local/embedded.js';
 import { claimInstance, runningInstance } from '../local/instance.js';
 import { DEMO_GAME_FILE, startService } from '../server.js';
+
+z.config(z.locales.fr());
 
 const program = new Command('manette').description('Manette game backend');
 

