@@ -63,7 +63,7 @@ describe('migrations', () => {
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     await c.query(await readFile(BOOTSTRAP_FILE, 'utf8'));
-    await run('npx', ['supabase', 'migration', 'up', `--remote=${url}`, '--yes'], { env: { ...process.env, SUPABASE_YES: '1' } });
+    await run('npx', ['supabase', 'migration', 'up', '--db-url', `${url}?sslmode=disable`], { env: { ...process.env, SUPABASE_YES: '1' } });
     const recorded = (await c.query('select version from supabase_migrations.schema_migrations order by 1')).rows.map((r) => r.version);
     await c.end();
     expect(recorded).toEqual(await versions());
