@@ -7,8 +7,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import net from 'node:net';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './support/net.js';
+import { freshDatabase } from './support/harness.js';
 
 const run = promisify(execFile);
 let dir: string;
@@ -38,8 +40,8 @@ afterAll(async () => {
 });
 
 /** `npm start` in its own process group (as a terminal runs it); resolves with its banner. */
-function npmStart(): Promise<{ proc: ChildProcess; out: string }> {
-  const proc = spawn('npm', ['start'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+function npmStart(extraEnv: NodeJS.ProcessEnv = {}): Promise<{ proc: ChildProcess; out: string }> {
+  const proc = spawn('npm', ['start'], { env: { ...env, ...extraEnv }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   started.push(proc);
   let out = '';
   return new Promise((resolve, reject) => {
@@ -154,5 +156,23 @@ describe('npm start and npx manette apply', () => {
     expect(login.status).toBe(200);
     expect(await ctrlC(proc)).toBe(true);
     expect(await readFile(path.join(dir, 'data', 'postgres', 'PG_VERSION'), 'utf8')).toMatch(/^17/);
+  });
+
+  it('uses DATABASE_URL instead of the embedded database when it is set', async () => {
+    const url = await freshDatabase();
+    const otherPort = await freePort();
+    const { proc, out } = await npmStart({ DATABASE_URL: url, PORT: String(otherPort), MANETTE_DATA_DIR: path.join(dir, 'ext') });
+    expect(out).toContain('Base      DATABASE_URL');
+    const key = /x-api-key: (sk_live_\w+)/.exec(out)![1]!;
+    const reg = await fetch(`http://localhost:${otherPort}/api/public/v1/players/register`, {
+      method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ pseudo: 'External', email: 'ext@example.test', password: 'motdepasse1' }),
+    });
+    expect(reg.status).toBe(201);
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    expect((await db.query("select count(*)::int as n from manette.players where pseudo = 'External'")).rows[0].n).toBe(1);
+    await db.end();
+    expect(await ctrlC(proc)).toBe(true);
   });
 });
