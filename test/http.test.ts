@@ -82,7 +82,8 @@ describe('envelope', () => {
 
   it('an unexpected database failure is internal_error with a request id and nothing internal', async () => {
     const db = await freshDatabase();
-    const broken = await startTestApp({}, db);
+    const logs: string[] = [];
+    const broken = await startTestApp({}, db, { logs });
     try {
       const k = await broken.applyGame(minimalGame('casse'));
       await broken.sql('alter table manette.players rename column country to country_gone');
@@ -91,7 +92,14 @@ describe('envelope', () => {
       isErrorEnvelope(r.body, 'internal_error');
       expect(Object.keys(r.body).sort()).toEqual(['error', 'message', 'ok']);
       expect(JSON.stringify(r.body)).not.toMatch(/country|column|manette|select|insert|at /i);
-      expect(r.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      const requestId = r.headers.get('x-request-id')!;
+      expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+      // The log has the full story under the same request id, as JSON lines.
+      const entries = logs.map((l) => JSON.parse(l));
+      const failure = entries.find((e) => e.msg === 'request failed');
+      expect(failure).toMatchObject({ level: 50, requestId });
+      expect(failure.err.message).toMatch(/country/);
+      expect(entries.find((e) => e.req?.id === requestId && e.res?.statusCode === 500)).toBeDefined();
     } finally {
       await broken.close();
     }

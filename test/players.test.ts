@@ -143,6 +143,22 @@ describe('POST /players/login', () => {
     expect((await api.post('/players/login', { identifiant: 'dave', password: 'motdepasse-solide' })).status).toBe(200);
   });
 
+  it('holds across API processes sharing the database', async () => {
+    await api.register('Nina');
+    const second = await startTestApp({}, app.databaseUrl);
+    try {
+      const other = client(second.baseUrl, keyA);
+      for (let i = 0; i < 10; i++) {
+        const via = i % 2 === 0 ? api : other;
+        expect((await via.post('/players/login', { identifiant: 'nina', password: 'mauvais-mdp' })).status).toBe(401);
+      }
+      expect((await other.post('/players/login', { identifiant: 'nina', password: 'motdepasse-solide' })).body.error).toBe('too_many_attempts');
+      expect((await api.post('/players/login', { identifiant: 'nina', password: 'motdepasse-solide' })).body.error).toBe('too_many_attempts');
+    } finally {
+      await second.close();
+    }
+  });
+
   it('counts concurrent guesses: 30 at once never let more than 10 through to the password check', async () => {
     await api.register('Erin');
     const replies = await Promise.all(Array.from({ length: 30 }, () =>

@@ -51,7 +51,9 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(env: Record<string, string> = {}, databaseUrl?: string): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {}, databaseUrl?: string, opts: { logs?: string[] } = {},
+): Promise<TestApp> {
   const dbUrl = databaseUrl ?? (await freshDatabase());
   const settings = readSettings({
     MANETTE_SCRYPT_N: '1024', // the real cost (2^17) is tested on its own; this keeps tests fast
@@ -68,7 +70,9 @@ export async function startTestApp(env: Record<string, string> = {}, databaseUrl
     settings,
     realtime: { url: env.MANETTE_REALTIME_URL ?? 'ws://127.0.0.1:1/realtime/v1', key: env.MANETTE_REALTIME_KEY ?? '' },
     verifyGoogleIdToken: createGoogleVerifier(settings.MANETTE_GOOGLE_JWKS_URL),
-  }, pino({ level: settings.LOG_LEVEL }));
+  }, opts.logs
+    ? pino({ level: 'info' }, { write: (line: string) => { opts.logs!.push(line); } })
+    : pino({ level: settings.LOG_LEVEL }));
   const server = http.createServer(app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;
