@@ -241,3 +241,12 @@ describe('GET /realtime/config', () => {
     expect((await api.get('/realtime/config', { key: 'sk_live_' + 'Q'.repeat(40) })).body.error).toBe('invalid_key');
   });
 });
+
+describe('path parameters', () => {
+  it('a parameter that cannot be decoded is not_found, not a crash', async () => {
+    const s = await api.register('Percent');
+    const r = await api.get('/storage/files/%E0%A4%A', { token: s.token });
+    expect(r.status).toBe(404);
+    isErrorEnvelope(r.body, 'not_found');
+  });
+});

@@ -39,10 +39,11 @@ const Article = z.strictObject({
   image_url: z.url().optional(),
   metadonnees: z.record(z.string(), z.unknown()).optional(),
   actif: z.boolean().default(true),
-  ordre: z.number().int().default(0),
+  ordre: z.number().int().min(-2147483648).max(2147483647).default(0),
   debut: Timestamp.optional(),
   fin: Timestamp.optional(),
-});
+}).refine((a) => a.debut === undefined || a.fin === undefined || Date.parse(a.debut) < Date.parse(a.fin),
+  { message: 'fin doit être après debut', path: ['fin'] });
 
 const Mode = z.strictObject({
   equipes: z.number().int().min(1).max(16),

@@ -39,6 +39,8 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIME
 
 export function mapError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  // Express could not decode a path parameter (%E0%A4%A): no such resource.
+  if (err instanceof URIError) return ERRORS.notFound();
   const e = (err ?? {}) as PgLikeError;
 
   // Body parser (express.json) errors.
@@ -53,6 +55,7 @@ export function mapError(err: unknown): ApiError {
     return new ApiError(Number(code.slice(2)), e.message, {
       reason: typeof detail.reason === 'string' ? detail.reason : undefined,
       retryAfter: typeof detail.retry_after === 'number' ? detail.retry_after : undefined,
+      details: Array.isArray(detail.details) ? (detail.details as FieldIssue[]) : undefined,
     });
   }
   if (UNAVAILABLE_CODES.has(code) || NETWORK_CODES.has(code) || isConnectionError(e)) return ERRORS.unavailable();

@@ -1,2 +1,7 @@
-// Routes of this resource, one file each; filled in by its capability.
-export default [];
+// File storage (contract section 5): api.storage_* in supabase/migrations/*_storage.sql.
+import upload from './upload.js';
+import list from './list.js';
+import get from './get.js';
+import remove from './delete.js';
+
+export default [upload, list, get, remove];

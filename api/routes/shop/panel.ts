@@ -1,0 +1,21 @@
+// GET /panel → api.panel_get
+import { z } from 'zod';
+import { defineRoute } from '../../http/route.js';
+import { callApi } from '../../db/pool.js';
+
+export const Panel = z.object({
+  theme: z.record(z.string(), z.string().nullable())
+    .meta({ description: 'Couleurs, police, rayon, logo_url : valeurs du jeu sur les valeurs par défaut.' }),
+  textes: z.record(z.string(), z.string())
+    .meta({ description: 'Textes des panneaux de connexion et de matchmaking (français par défaut).' }),
+}).meta({ id: 'Panel' });
+
+export default defineRoute({
+  method: 'get',
+  path: '/panel',
+  tag: 'Boutique',
+  summary: 'Thème et textes des panneaux du SDK navigateur',
+  auth: 'key',
+  response: z.object({ data: Panel }),
+  handler: ({ ctx, deps }) => callApi(deps.pool, 'panel_get', ctx),
+});

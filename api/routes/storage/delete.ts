@@ -1,0 +1,17 @@
+// DELETE /storage/files/:nom → api.storage_files_delete
+import { z } from 'zod';
+import { defineRoute } from '../../http/route.js';
+import { callApi } from '../../db/pool.js';
+import { Fichier } from './rules.js';
+import { FileParams, fileKey } from './get.js';
+
+export default defineRoute({
+  method: 'delete',
+  path: '/storage/files/:nom',
+  tag: 'Fichiers',
+  summary: 'Supprimer un fichier du joueur connecté',
+  auth: 'player',
+  params: FileParams,
+  response: z.object({ data: z.object({ fichier: Fichier }) }),
+  handler: ({ params, ctx, deps }) => callApi(deps.pool, 'storage_files_delete', ctx, fileKey(params.nom)),
+});

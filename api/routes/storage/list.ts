@@ -1,0 +1,15 @@
+// GET /storage/files → api.storage_files_list
+import { z } from 'zod';
+import { defineRoute } from '../../http/route.js';
+import { callApi } from '../../db/pool.js';
+import { Fichier } from './rules.js';
+
+export default defineRoute({
+  method: 'get',
+  path: '/storage/files',
+  tag: 'Fichiers',
+  summary: 'Fichiers du joueur connecté (par nom)',
+  auth: 'player',
+  response: z.object({ data: z.array(Fichier) }),
+  handler: ({ ctx, deps }) => callApi(deps.pool, 'storage_files_list', ctx),
+});

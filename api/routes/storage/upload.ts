@@ -1,0 +1,30 @@
+// POST /storage/upload → api.storage_upload
+import { z } from 'zod';
+import { defineRoute } from '../../http/route.js';
+import { callApi } from '../../db/pool.js';
+import { Fichier, UploadBody, requestReason, uploadFailed } from './rules.js';
+
+export default defineRoute({
+  method: 'post',
+  path: '/storage/upload',
+  tag: 'Fichiers',
+  summary: 'Envoyer un fichier texte ou JSON (201 créé, 200 remplacé)',
+  description: 'Tout échec est `upload_failed` avec `reason` : `champ_invalide`, `nom_invalide` (400), '
+    + '`type_non_autorise` (415), `json_invalide` (400), `trop_volumineux` (413), `fichier_existe` (409), '
+    + '`quota_depasse` (413). Un envoi refusé ne change rien.',
+  auth: 'player',
+  body: UploadBody,
+  // A malformed body is an upload failure like the others, not validation_failed.
+  bodyError: () => uploadFailed('champ_invalide'),
+  response: z.object({ data: z.object({ fichier: Fichier }) }),
+  status: (result) => (result.cree ? 201 : 200),
+  async handler({ body, ctx, deps }) {
+    const reason = requestReason(body);
+    if (reason) throw uploadFailed(reason);
+    const result = await callApi(deps.pool, 'storage_upload', ctx, {
+      nom: body.nom, contenu: body.contenu, mime_type: body.mime_type, ecraser: body.ecraser ?? false,
+    });
+    // `cree` picks the status; made non-enumerable so that it stays off the wire.
+    return Object.defineProperty(result, 'cree', { enumerable: false });
+  },
+});
