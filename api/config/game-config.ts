@@ -11,11 +11,14 @@ const Column = z.strictObject({
   requis: z.boolean().default(false),
 });
 
+// Row fields, and the list's query parameters (any other parameter is a column filter).
+const RESERVED_COLUMNS = ['id', 'joueur_id', 'donnees', 'cree_le', 'maj_le', 'limit', 'offset', 'order_by', 'order_dir'];
+
 const Table = z.strictObject({
   colonnes: z.record(Name, Column).refine((c) => Object.keys(c).length >= 1 && Object.keys(c).length <= 64,
     'de 1 à 64 colonnes')
-    .refine((c) => !Object.keys(c).some((k) => ['id', 'joueur_id', 'cree_le', 'maj_le', 'donnees'].includes(k)),
-      'id, joueur_id, donnees, cree_le et maj_le sont réservés'),
+    .refine((c) => !Object.keys(c).some((k) => RESERVED_COLUMNS.includes(k)),
+      `${RESERVED_COLUMNS.join(', ')} sont réservés`),
   lecture: z.enum(['public', 'joueurs', 'proprietaire']),
   ecriture: z.enum(['joueurs', 'serveur']),
 });

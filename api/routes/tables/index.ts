@@ -1,2 +1,8 @@
-// Routes of this resource, one file each; filled in by its capability.
-export default [];
+// Data tables (contract section 4): api.tables_* in supabase/migrations/*_data_tables.sql.
+import list from './list.js';
+import create from './create.js';
+import get from './get.js';
+import update from './update.js';
+import remove from './delete.js';
+
+export default [list, create, get, update, remove];

@@ -1,0 +1,17 @@
+// DELETE /tables/:nomTable/:id → api.tables_delete
+import { z } from 'zod';
+import { defineRoute } from '../../http/route.js';
+import { callApi } from '../../db/pool.js';
+import { Ligne, RowParams } from './schemas.js';
+
+export default defineRoute({
+  method: 'delete',
+  path: '/tables/:nomTable/:id',
+  tag: 'Tables',
+  summary: 'Supprimer une ligne (renvoie la ligne supprimée)',
+  description: 'Seul le propriétaire supprime sa ligne (`forbidden` sinon).',
+  auth: 'key',
+  params: RowParams,
+  response: z.object({ data: Ligne }),
+  handler: ({ params, ctx, deps }) => callApi(deps.pool, 'tables_delete', ctx, { table: params.nomTable, id: params.id }),
+});

@@ -1,0 +1,17 @@
+// GET /tables/:nomTable/:id → api.tables_get
+import { z } from 'zod';
+import { defineRoute } from '../../http/route.js';
+import { callApi } from '../../db/pool.js';
+import { Ligne, RowParams } from './schemas.js';
+
+export default defineRoute({
+  method: 'get',
+  path: '/tables/:nomTable/:id',
+  tag: 'Tables',
+  summary: 'Lire une ligne',
+  description: 'Mêmes droits que la liste : une ligne que le joueur ne peut pas voir est `row_not_found`.',
+  auth: 'key',
+  params: RowParams,
+  response: z.object({ data: Ligne }),
+  handler: ({ params, ctx, deps }) => callApi(deps.pool, 'tables_get', ctx, { table: params.nomTable, id: params.id }),
+});

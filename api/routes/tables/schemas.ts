@@ -1,0 +1,25 @@
+// Wire schemas shared by the data-table routes (contract section 4).
+import { z } from 'zod';
+
+export const Ligne = z.object({
+  id: z.uuid(),
+  joueur_id: z.uuid().nullable().meta({ description: 'Propriétaire (le joueur qui a créé la ligne) ; null pour une ligne écrite par le serveur.' }),
+  donnees: z.record(z.string(), z.unknown()).meta({ description: 'Les colonnes déclarées de la ligne.' }),
+  cree_le: z.string(),
+  maj_le: z.string(),
+}).meta({ id: 'Ligne' });
+
+// Names are checked in SQL (an unknown or malformed table is table_not_found, a
+// malformed id row_not_found), so any string gets there.
+export const TableParams = z.object({
+  nomTable: z.string().max(200).meta({ description: 'Nom de la table déclarée dans le fichier du jeu.' }),
+});
+export const RowParams = TableParams.extend({
+  id: z.string().max(200).meta({ description: 'Identifiant (UUID) de la ligne.' }),
+});
+
+export const Donnees = z.object({
+  donnees: z.record(z.string(), z.unknown()).meta({
+    description: 'Valeurs des colonnes, vérifiées contre la déclaration de la table (types, `requis`).',
+  }),
+});

@@ -1,0 +1,20 @@
+// PATCH /tables/:nomTable/:id → api.tables_update
+import { z } from 'zod';
+import { defineRoute } from '../../http/route.js';
+import { callApi } from '../../db/pool.js';
+import { Donnees, Ligne, RowParams } from './schemas.js';
+
+export default defineRoute({
+  method: 'patch',
+  path: '/tables/:nomTable/:id',
+  tag: 'Tables',
+  summary: 'Modifier une ligne (fusionne les colonnes données)',
+  description: 'Seul le propriétaire modifie sa ligne (`forbidden` sinon). Les colonnes absentes gardent '
+    + 'leur valeur ; `null` efface la valeur d’une colonne non requise.',
+  auth: 'key',
+  params: RowParams,
+  body: Donnees,
+  response: z.object({ data: Ligne }),
+  handler: ({ params, body, ctx, deps }) =>
+    callApi(deps.pool, 'tables_update', ctx, { table: params.nomTable, id: params.id, donnees: body.donnees }),
+});
