@@ -1,2 +1,5 @@
-// Routes of this resource, one file each; filled in by its capability.
-export default [];
+// Leaderboards (contract section 6): api.leaderboards_* in supabase/migrations/*_leaderboards.sql.
+import submit from './submit.js';
+import scores from './scores.js';
+
+export default [submit, scores];

@@ -1,0 +1,19 @@
+// Shared by the leaderboard routes: the board path parameter and the wire shapes.
+import { z } from 'zod';
+
+export const BoardParams = z.object({
+  id: z.string().meta({ description: 'Code du classement, tel que déclaré dans `classements` du fichier de jeu.' }),
+});
+
+const BOARD_CODE = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+/** A code that cannot name a board (it could not be declared) is sent as null: leaderboard_not_found. */
+export const boardId = (id: string) => (BOARD_CODE.test(id) ? id : null);
+
+export const Score = z.object({
+  rang: z.number().int().meta({ description: 'Rang de compétition : les ex æquo partagent un rang (1, 2, 2, 4).' }),
+  joueur_id: z.uuid(),
+  pseudo: z.string(),
+  valeur: z.number(),
+  maj_le: z.string().meta({ description: 'Quand le joueur a atteint cette valeur (ISO 8601, UTC).' }),
+}).meta({ id: 'Score' });

@@ -1,0 +1,23 @@
+// POST /leaderboards/:id/submit → api.leaderboards_submit
+import { z } from 'zod';
+import { defineRoute } from '../../http/route.js';
+import { callApi } from '../../db/pool.js';
+import { BoardParams, boardId } from './common.js';
+
+export default defineRoute({
+  method: 'post',
+  path: '/leaderboards/:id/submit',
+  tag: 'Classements',
+  summary: 'Soumettre un score',
+  description: 'Applique l’opérateur du classement (`meilleur`, `dernier`, `somme`) à l’entrée du joueur '
+    + 'pour la période en cours, en une seule instruction atomique. Répond la valeur gardée, son rang et '
+    + '`ameliore` (la soumission a-t-elle changé la valeur). Hors de `valeur_min`/`valeur_max` : `validation_failed`.',
+  auth: 'player',
+  params: BoardParams,
+  body: z.strictObject({ valeur: z.number().meta({ description: 'Nombre fini.' }) }),
+  response: z.object({
+    data: z.object({ valeur: z.number(), rang: z.number().int(), ameliore: z.boolean() }),
+  }),
+  handler: ({ params, body, ctx, deps }) =>
+    callApi(deps.pool, 'leaderboards_submit', ctx, { id: boardId(params.id), valeur: body.valeur }),
+});
