@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { pino, type Logger } from 'pino';
 import type { Settings } from './config/settings.js';
 import { migrate } from './db/migrate.js';
-import { callApi, createPool } from './db/pool.js';
+import { callApi, createPool, type Pool } from './db/pool.js';
 import { applyGameFile, gameCount } from './config/apply.js';
 import { startEmbeddedPostgres, type RunningPostgres } from './local/embedded.js';
 import { startLocalRealtime, type LocalRealtime } from './local/realtime/server.js';
@@ -21,6 +21,13 @@ export interface Service {
   realtimeUrl: string;
   demo?: { jeu: string; api_key: string };
   close(): Promise<void>;
+}
+
+/** Locally, a game's own API key opens the realtime socket. */
+export function realtimeKeyCheck(pool: Pool) {
+  return (apikey: string | undefined): Promise<boolean> => (apikey
+    ? callApi(pool, 'game_check', { key: apikey, token: undefined, origin: undefined, base_url: '' }).then(() => true, () => false)
+    : Promise.resolve(false));
 }
 
 export async function startService(settings: Settings, logger: Logger = pino({ level: settings.LOG_LEVEL })): Promise<Service> {
@@ -60,12 +67,7 @@ export async function startService(settings: Settings, logger: Logger = pino({ l
       const local: LocalRealtime = await startLocalRealtime({
         port: settings.MANETTE_REALTIME_PORT,
         databaseUrl,
-        // Locally, a game's own API key opens the realtime socket.
-        authorize: async (apikey) => {
-          if (!apikey) return false;
-          return callApi(pool, 'game_check', { key: apikey, token: undefined, origin: undefined, base_url: '' })
-            .then(() => true, () => false);
-        },
+        authorize: realtimeKeyCheck(pool),
         log: (level, msg, extra) => logger[level]({ realtime: true, ...extra }, msg),
       });
       cleanups.push(() => local.close());

@@ -10,6 +10,8 @@ import { pino } from 'pino';
 import { inject } from 'vitest';
 import { createApp, BASE_PATH } from '../../api/app.js';
 import { createPool } from '../../api/db/pool.js';
+import { realtimeKeyCheck } from '../../api/server.js';
+import { startLocalRealtime } from '../../api/local/realtime/server.js';
 import { readSettings, type Settings } from '../../api/config/settings.js';
 import { applyGameFile } from '../../api/config/apply.js';
 import { createGoogleVerifier } from '../../api/security/google.js';
@@ -52,7 +54,8 @@ export interface TestApp {
 }
 
 export async function startTestApp(
-  env: Record<string, string> = {}, databaseUrl?: string, opts: { logs?: string[] } = {},
+  env: Record<string, string> = {}, databaseUrl?: string,
+  opts: { logs?: string[]; /** also run the local Realtime stand-in on this database */ realtime?: boolean } = {},
 ): Promise<TestApp> {
   const dbUrl = databaseUrl ?? (await freshDatabase());
   const settings = readSettings({
@@ -65,10 +68,21 @@ export async function startTestApp(
   const pool = createPool(dbUrl, { role: 'manette_api', max: 20 });
   const admin = new pg.Pool({ connectionString: dbUrl, max: 4 });
   admin.on('error', () => {});
+  const realtime = opts.realtime
+    ? await startLocalRealtime({
+      port: 0,
+      databaseUrl: dbUrl,
+      authorize: realtimeKeyCheck(pool),
+      log: () => {},
+    })
+    : undefined;
   const app = createApp({
     pool,
     settings,
-    realtime: { url: env.MANETTE_REALTIME_URL ?? 'ws://127.0.0.1:1/realtime/v1', key: env.MANETTE_REALTIME_KEY ?? '' },
+    realtime: {
+      url: realtime?.url ?? env.MANETTE_REALTIME_URL ?? 'ws://127.0.0.1:1/realtime/v1',
+      key: env.MANETTE_REALTIME_KEY ?? '',
+    },
     verifyGoogleIdToken: createGoogleVerifier(settings.MANETTE_GOOGLE_JWKS_URL),
   }, opts.logs
     ? pino({ level: 'info' }, { write: (line: string) => { opts.logs!.push(line); } })
@@ -93,6 +107,7 @@ export async function startTestApp(
     async close() {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
+      await realtime?.close();
       await pool.end();
       await admin.end();
     },
