@@ -1,2 +1,6 @@
-// Routes of this resource, one file each; filled in by its capability.
-export default [];
+// Routes of this resource, one file each.
+import join from './join.js';
+import status from './status.js';
+import leave from './leave.js';
+
+export default [join, status, leave];

@@ -1,0 +1,14 @@
+// POST /matchmaking/leave → api.matchmaking_leave
+import { z } from 'zod';
+import { defineRoute } from '../../http/route.js';
+import { callApi } from '../../db/pool.js';
+
+export default defineRoute({
+  method: 'post',
+  path: '/matchmaking/leave',
+  tag: 'Matchmaking',
+  summary: 'Quitter la file (sans effet sur une partie en cours)',
+  auth: 'player',
+  response: z.object({ status: z.literal('idle') }),
+  handler: ({ ctx, deps }) => callApi(deps.pool, 'matchmaking_leave', ctx),
+});

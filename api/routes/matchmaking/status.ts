@@ -1,0 +1,16 @@
+// GET /matchmaking/status → api.matchmaking_status
+import { defineRoute } from '../../http/route.js';
+import { callApi } from '../../db/pool.js';
+import { MatchmakingState } from './schemas.js';
+
+export default defineRoute({
+  method: 'get',
+  path: '/matchmaking/status',
+  tag: 'Matchmaking',
+  summary: 'État du joueur : idle, waiting ou matched',
+  description: 'Chaque appel maintient l’entrée en file (une entrée ni rejointe ni interrogée pendant '
+    + '`delai_inactivite_s` secondes est abandonnée) et tente de former des salles.',
+  auth: 'player',
+  response: MatchmakingState,
+  handler: ({ ctx, deps }) => callApi(deps.pool, 'matchmaking_status', ctx),
+});
