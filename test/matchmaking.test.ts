@@ -21,13 +21,19 @@ const GAME = {
     lent: { equipes: 2, joueurs_par_equipe: 1, regles: 'libre', elo_ecart_initial: 50, elo_elargissement_par_s: 5 },
     stale: { equipes: 2, joueurs_par_equipe: 1, regles: 'libre', delai_inactivite_s: 30 },
     move: { equipes: 2, joueurs_par_equipe: 1, regles: 'libre' },
-    trio: { equipes: 3, joueurs_par_equipe: 3, regles: 'perso', elo_ecart_initial: 10000 },
+    trio: { equipes: 3, joueurs_par_equipe: 3, regles: 'mm_perso.regles', elo_ecart_initial: 10000 },
     course: { equipes: 2, joueurs_par_equipe: 1, regles: 'libre' },
   },
 };
 
 beforeAll(async () => {
   app = await startTestApp();
+  // A game's own rule function (README, "Writing a rule function"); apply checks it exists.
+  await app.sql(`create schema mm_perso;
+    create function mm_perso.regles(partie jsonb, joueur_id uuid, action text, donnees jsonb) returns jsonb
+      language sql as $$ select '{}'::jsonb $$;
+    grant usage on schema mm_perso to manette_engine;
+    grant execute on function mm_perso.regles(jsonb, uuid, text, jsonb) to manette_engine`);
   keyA = await app.applyGame(GAME);
   const keyB = await app.applyGame({ jeu: 'mm-b', nom: 'Matchmaking B', modes: { '1v1': GAME.modes['1v1'] } });
   api = client(app.baseUrl, keyA);
@@ -120,7 +126,7 @@ describe('POST /matchmaking/join', () => {
     expect(last.participants).toHaveLength(9);
     expect(last.participants.map((p: any) => p.equipe)).toEqual([1, 1, 1, 2, 2, 2, 3, 3, 3]);
     const [m] = await app.sql(`select rules, board from manette.matches where id = $1`, [last.partie_id]);
-    expect(m).toEqual({ rules: 'perso', board: {} });
+    expect(m).toEqual({ rules: 'mm_perso.regles', board: {} });
   });
 
   it('joining again while waiting returns the current entry (same id, place and elo)', async () => {

@@ -1,2 +1,5 @@
-// Routes of this resource, one file each; filled in by its capability.
-export default [];
+// Routes of this resource, one file each.
+import action from './action.js';
+import state from './state.js';
+
+export default [action, state];

@@ -233,8 +233,8 @@ select is((select count(*) from (
 -- == Matches =====================================================================
 select is((select board from manette.matches where id = manette.mm_live_match(mmtest.pid('r01'))),
   '{"cases": [null, null, null, null, null, null, null, null, null]}'::jsonb, 'morpion starts with 9 empty cases');
-select is(manette.initial_board('libre', '[]') || manette.initial_board('tour_par_tour', '[]')
-          || manette.initial_board('jeu.regle_perso', '[]'), '{}'::jsonb, 'other rule sets start from {}');
+select is(manette.initial_board('libre', '[]') || manette.initial_board('tour_par_tour', '[]'),
+          '{}'::jsonb, 'other rule sets start from {}');
 select is((select array_agg(k order by k) from jsonb_object_keys(manette.match_json(manette.mm_live_match(mmtest.pid('r01')))) k),
   '{code_salon,cree_le,etat_plateau,gagnant_equipe,gagnant_id,id,maj_le,mode_jeu,numero_tour,participants,statut,termine_le,tour_joueur}'::text[],
   'match_json has the contract''s partie fields');

@@ -1,0 +1,218 @@
+// Match benchmark: M matches (default 100) played at once through one API process started
+// like `npm start` (`manette start` on a throwaway embedded Postgres, with the local
+// Realtime), every player subscribed to its room with @supabase/realtime-js.
+//
+//   node bin/run-ts.js bench/match.ts [--matches 100] [--moves 20] [--rules tour_par_tour]
+//
+// In each match the two players alternate: the player whose turn it is sends
+// POST /match/action (with numero_tour); the other player plays as soon as its realtime
+// client receives the `etat` of that move. Reports accepted actions per second, the HTTP
+// latency of POST /match/action, and the latency from sending the POST to the `etat`
+// arriving at the other player (median and p99).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir, cpus, loadavg } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import WebSocket from 'ws';
+import { RealtimeClient, type RealtimeClientOptions } from '@supabase/realtime-js';
+import { startEmbeddedPostgres } from '../api/local/embedded.js';
+import { migrate } from '../api/db/migrate.js';
+import { applyGameFile } from '../api/config/apply.js';
+
+const { values: opts } = parseArgs({
+  options: {
+    matches: { type: 'string', default: '100' },
+    moves: { type: 'string', default: '20' },
+    rules: { type: 'string', default: 'tour_par_tour' },
+  },
+});
+const MATCHES = Number(opts.matches);
+const MOVES = Number(opts.moves);
+if (opts.rules !== 'tour_par_tour' && opts.rules !== 'libre') throw new Error('--rules tour_par_tour or libre');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++]!);
+  }));
+}
+function percentile(sorted: number[], p: number): number {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]! : NaN;
+}
+
+const dir = await mkdtemp(path.join(tmpdir(), 'manette-bench-match-'));
+await chmod(dir, 0o755);
+let proc: ChildProcess | undefined;
+let stopPg: (() => Promise<void>) | undefined;
+const realtimeClients: RealtimeClient[] = [];
+
+async function cleanup() {
+  for (const c of realtimeClients) c.disconnect();
+  if (proc && proc.exitCode === null && proc.signalCode === null) {
+    await new Promise<void>((resolve) => {
+      proc!.once('exit', () => resolve());
+      try { process.kill(-proc!.pid!, 'SIGTERM'); } catch { resolve(); }
+      setTimeout(() => { try { process.kill(-proc!.pid!, 'SIGKILL'); } catch { /* gone */ } resolve(); }, 10_000).unref();
+    });
+  }
+  await stopPg?.().catch(() => {});
+  await rm(dir, { recursive: true, force: true });
+}
+
+try {
+  const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: false });
+  stopPg = server.stop;
+  const databaseUrl = server.url;
+  await migrate(databaseUrl);
+  const gameFile = path.join(dir, 'bench.json');
+  await writeFile(gameFile, JSON.stringify({
+    jeu: 'bench', nom: 'Bench',
+    modes: { duel: { equipes: 2, joueurs_par_equipe: 1, regles: opts.rules, elo_ecart_initial: 10000 } },
+  }));
+  const apiKey = (await applyGameFile(databaseUrl, gameFile)).api_key;
+
+  // One API process, as `npm start` runs it (local Realtime included).
+  const port = await freePort();
+  proc = spawn(process.execPath, ['bin/manette.js', 'start'], {
+    env: {
+      ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1',
+      MANETTE_DATA_DIR: path.join(dir, 'data'), MANETTE_RATE_LIMIT_RPS: '1000000',
+      MANETTE_RATE_LIMIT_BURST: '1000000', MANETTE_SCRYPT_N: '1024', MANETTE_REALTIME_PORT: String(await freePort()),
+      LOG_LEVEL: 'warn',
+    },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const base = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    proc!.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /API\s+(http\S+)/.exec(out);
+      if (m && /Base\s+DATABASE_URL/.test(out)) resolve(m[1]!);
+    });
+    proc!.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+    proc!.on('exit', (code) => reject(new Error(`API process exited ${code}:\n${out}`)));
+  });
+
+  let failed = 0;
+  async function call(method: string, url: string, token?: string, body?: unknown) {
+    const res = await fetch(base + url, {
+      method,
+      headers: { 'x-api-key': apiKey, ...(token ? { 'x-player-token': token } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const json = await res.json() as any;
+    if (!res.ok) { failed++; if (failed <= 5) console.error(`${method} ${url} → ${res.status} ${JSON.stringify(json)}`); }
+    return json;
+  }
+
+  const config = await call('GET', '/realtime/config') as { url: string; key: string; channel_prefix: string };
+
+  // Players and matches (through /matchmaking/join, two by two).
+  interface Player { i: number; token: string; id: string }
+  const players: Player[] = [];
+  await pool(Array.from({ length: 2 * MATCHES }, (_, i) => i), 32, async (i) => {
+    const r = await call('POST', '/players/register', undefined,
+      { pseudo: `bench_${i}`, email: `bench_${i}@example.test`, password: 'motdepasse-solide' });
+    players.push({ i, token: r.token, id: r.data.joueur.id });
+  });
+  players.sort((a, b) => a.i - b.i);
+  interface Match { id: string; seats: Player[]; done: Promise<void>; finish: () => void; sentAt: Map<number, number> }
+  const matches: Match[] = [];
+  for (let m = 0; m < MATCHES; m++) {
+    const [a, b] = [players[2 * m]!, players[2 * m + 1]!];
+    await call('POST', '/matchmaking/join', a.token, { mode_jeu: 'duel', elo_actuel: 1000 });
+    const r = await call('POST', '/matchmaking/join', b.token, { mode_jeu: 'duel', elo_actuel: 1000 });
+    if (r.status !== 'matched') throw new Error(`match ${m} not formed: ${JSON.stringify(r)}`);
+    const byId = new Map([[a.id, a], [b.id, b]]);
+    let finish!: () => void;
+    const done = new Promise<void>((resolve) => { finish = resolve; });
+    matches.push({ id: r.partie_id, seats: r.participants.map((p: any) => byId.get(p.joueur_id)!), done, finish, sentAt: new Map() });
+  }
+
+  // Every player subscribes to its room with realtime-js, configured from /realtime/config.
+  const etatLatency: Array<[number, number]> = [];   // [sent at, latency]
+  const httpLatency: Array<[number, number]> = [];
+  let accepted = 0;
+  let started = 0;
+  let endedAt = 0;
+  const play = async (match: Match, seat: number, turn: number) => {
+    const p = match.seats[seat]!;
+    const t = performance.now();
+    match.sentAt.set(turn + 1, t);
+    const r = await call('POST', '/match/action', p.token,
+      { partie_id: match.id, action: 'coup', donnees: { [`c${turn}`]: seat }, numero_tour: turn });
+    httpLatency.push([t, performance.now() - t]);
+    if (r.ok) accepted++;
+  };
+  await pool(matches, 16, async (match) => {
+    for (const [seat, p] of match.seats.entries()) {
+      const rt = new RealtimeClient(config.url, {
+        params: { apikey: config.key }, transport: WebSocket as unknown as RealtimeClientOptions['transport'], timeout: 10_000,
+      });
+      realtimeClients.push(rt);
+      const channel = rt.channel(config.channel_prefix + match.id).on('broadcast', { event: 'etat' }, (msg: any) => {
+        const partie = msg.payload;
+        // The players alternate (seat 1 plays turn 1, seat 2 turn 2, ...; tour_joueur in tour_par_tour).
+        if ((partie.numero_tour - 1) % 2 !== seat) return;
+        const sent = match.sentAt.get(partie.numero_tour);
+        if (sent !== undefined) etatLatency.push([sent, performance.now() - sent]);
+        if (partie.numero_tour > MOVES) { endedAt = Math.max(endedAt, performance.now()); match.finish(); return; }
+        void play(match, seat, partie.numero_tour);
+      });
+      await new Promise<void>((resolve, reject) => {
+        channel.subscribe((status, err) => {
+          if (status === 'SUBSCRIBED') resolve();
+          else if (status !== 'CLOSED') reject(new Error(`${status} ${err?.message ?? ''}`));
+        });
+      });
+    }
+  });
+
+  const load = loadavg()[0]!;
+  started = performance.now();
+  for (const match of matches) void play(match, 0, 1);
+  const timeout = setTimeout(() => { console.error('not finished after 300 s'); process.exitCode = 1; for (const m of matches) m.finish(); }, 300_000);
+  await Promise.all(matches.map((m) => m.done));
+  clearTimeout(timeout);
+  const elapsed = endedAt - started;
+
+  // Check: every match has exactly MOVES actions and numero_tour MOVES + 1.
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  const check = (await db.query(`select count(*)::int as matches, min(turn_number)::int as min_turn, max(turn_number)::int as max_turn,
+      (select count(*)::int from manette.match_actions) as actions from manette.matches`)).rows[0];
+  await db.end();
+
+  // All samples, and the steady state (moves sent after the first fifth of the run: the
+  // opening burst of MATCHES simultaneous first moves is over).
+  const sorted = (xs: Array<[number, number]>, from = 0) => xs.filter(([at]) => at >= from).map(([, l]) => l).sort((a, b) => a - b);
+  const steadyFrom = started + elapsed / 5;
+  const ms = (x: number) => `${x.toFixed(1)} ms`;
+  const line = (xs: number[]) => `p50 ${ms(percentile(xs, 0.5))}, p99 ${ms(percentile(xs, 0.99))} (${xs.length} samples)`;
+  console.log(JSON.stringify({ matches: MATCHES, moves_per_match: MOVES, rules: opts.rules, cpus: cpus().length, load_before: Number(load.toFixed(2)) }));
+  console.log([
+    `accepted actions: ${accepted} in ${ms(elapsed)} = ${(accepted / (elapsed / 1000)).toFixed(0)} actions/s`,
+    `POST /match/action latency, all:            ${line(sorted(httpLatency))}`,
+    `POST /match/action latency, steady:         ${line(sorted(httpLatency, steadyFrom))}`,
+    `POST sent → etat at the other player, all:  ${line(sorted(etatLatency))}`,
+    `POST sent → etat at the other player, steady: ${line(sorted(etatLatency, steadyFrom))}`,
+    `database check: ${JSON.stringify(check)}`,
+    `failed requests: ${failed}`,
+  ].join('\n'));
+} finally {
+  await cleanup();
+}
