@@ -1,6 +1,8 @@
 // Contract section 6 (leaderboards) over real HTTP: submission and its operators, atomic
 // concurrent submissions, listing with competition ranking, autour=moi, periods, config
-// changes, every error path, and index use with a large board.
+// changes, every error path; the bucket counters under concurrent writers (hot and
+// crossing counters, no retries); and, with a large board, plans that touch a bounded
+// number of index entries whatever the rank or the offset.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, minimalGame, startTestApp, type TestApp } from './support/harness.js';
@@ -18,6 +20,8 @@ const BOARDS = {
   evolutif: {},
   ephemere: {},
   grand: {},
+  foule: {},
+  bascule: { operateur: 'dernier' },
 };
 const GAME = minimalGame('classements', { classements: BOARDS });
 
@@ -377,10 +381,122 @@ describe('OpenAPI', () => {
   });
 });
 
+describe('bucket counters under concurrent writers', () => {
+  /** Players with sessions, written directly (registering 48 players would only add scrypt time). */
+  async function crowd(prefix: string, n: number) {
+    const tokens = Array.from({ length: n }, (_, i) => `pt_${`${prefix}${String(i).padStart(3, '0')}`.padEnd(43, 'z')}`);
+    await app.sql(`
+      with p as (insert into manette.players (game_id, pseudo)
+                 select g.id, $2 || lpad(i::text, 3, '0') from manette.games g, generate_series(0, $3::integer - 1) i
+                 where g.slug = 'classements' returning id, game_id, pseudo)
+      insert into manette.sessions (token_hash, game_id, player_id, expires_at)
+      select manette.token_hash(t.token), p.game_id, p.id, now() + interval '1 day'
+      from p join unnest($1::text[]) with ordinality t(token, n) on p.pseudo = $2 || lpad((t.n - 1)::text, 3, '0')`,
+    [tokens, prefix, n]);
+    return tokens;
+  }
+
+  /** Counters that differ from the entries they count, on these boards. */
+  const drift = async (codes: string[]) => (await app.sql(`
+    select count(*)::int as n from (
+      select c.leaderboard_id, c.period_start, c.bucket, c.entries from manette.leaderboard_buckets c
+      join manette.leaderboards l on l.id = c.leaderboard_id where l.code = any($1)) c
+    full join (select e.leaderboard_id, e.period_start, e.bucket, count(*) as n from manette.leaderboard_entries e
+               join manette.leaderboards l on l.id = e.leaderboard_id where l.code = any($1) group by 1, 2, 3) x
+      using (leaderboard_id, period_start, bucket)
+    where coalesce(c.entries, 0) <> coalesce(x.n, 0)`, [codes]))[0]!.n;
+
+  /** rang of every entry of a board, as listed, and as counted naively. */
+  async function ranks(code: string) {
+    const listed = (await api.get(`/leaderboards/${code}/scores?limit=100`)).body.data as { joueur_id: string; rang: number }[];
+    const naive = await app.sql<{ joueur_id: string; rang: number }>(`
+      select e.player_id as joueur_id, (rank() over (order by e.sort_key))::int as rang
+      from manette.leaderboard_entries e join manette.leaderboards l on l.id = e.leaderboard_id
+      where l.code = $1 order by e.sort_key, e.reached_at, e.player_id`, [code]);
+    return { listed: listed.map((s) => ({ joueur_id: s.joueur_id, rang: s.rang })), naive };
+  }
+
+  it('hot counters and crossing moves: no lost update, no deadlock, exact ranks, without retries', async () => {
+    const N = 48;
+    const tokens = await crowd('foule_', N);
+    // `foule` (meilleur desc): everyone climbs through the same four buckets ([998, 1000),
+    // [1000, 1002), [1002, 1004), [1004, 1006)): one hot counter row per step.
+    // `bascule` (dernier): even players go 10 → 20 → 10 …, odd ones 20 → 10 → 20 …: at
+    // every moment some move between the two counters one way while others move the other
+    // way, the order in which two writers could lock two rows crosswise.
+    const climb = [999, 1000, 1001.5, 1002, 1003.5, 1004];
+    const swing = (i: number, step: number) => ((i + step) % 2 === 0 ? 10 : 20);
+    const jobs = (i: number) => climb.flatMap((v, step) => [
+      { board: 'foule', valeur: v },
+      { board: 'bascule', valeur: swing(i, step) },
+    ]);
+
+    // Straight SQL, as the façade's role, with no retry: a deadlock or a serialization
+    // failure would surface here instead of being retried by callApi.
+    const CONNECTIONS = 12;
+    const conns = await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+      const c = new pg.Client({ connectionString: app.databaseUrl });
+      await c.connect();
+      await c.query('set role manette_api');
+      return c;
+    }));
+    const errors: string[] = [];
+    const answers: { board: string; i: number; rang: number; valeur: number }[] = [];
+    try {
+      await Promise.all(conns.map(async (c, k) => {
+        // Connection k runs the players i ≡ k (mod CONNECTIONS), one step of each in turn.
+        const mine = Array.from({ length: N }, (_, i) => i).filter((i) => i % CONNECTIONS === k);
+        for (let step = 0; step < climb.length * 2; step++) {
+          for (const i of mine) {
+            const job = jobs(i)[step]!;
+            try {
+              const { rows } = await c.query('select api.leaderboards_submit($1::jsonb, $2::jsonb) as r', [
+                JSON.stringify({ key, token: tokens[i], base_url: 'http://test' }), JSON.stringify({ id: job.board, valeur: job.valeur })]);
+              answers.push({ board: job.board, i, rang: rows[0].r.data.rang, valeur: rows[0].r.data.valeur });
+            } catch (err) {
+              errors.push(`${(err as { code?: string }).code} ${(err as Error).message}`);
+            }
+          }
+        }
+      }));
+    } finally {
+      await Promise.all(conns.map((c) => c.end()));
+    }
+    expect(errors).toEqual([]);
+    expect(answers).toHaveLength(N * climb.length * 2);
+    for (const a of answers) expect(a.rang).toBeGreaterThanOrEqual(1);
+
+    // Every counter equals the entries of its bucket: no increment or decrement was lost.
+    expect(await drift(['foule', 'bascule'])).toBe(0);
+    const counters = await app.sql(`select c.bucket, c.entries from manette.leaderboard_buckets c
+                                    join manette.leaderboards l on l.id = c.leaderboard_id where l.code = 'foule' order by c.bucket`);
+    expect(counters.map((c) => c.entries)).toEqual([N, 0, 0, 0]); // everyone at 1004; the left buckets keep their row at 0
+
+    // The final ranks from the counters are the naive ones.
+    const foule = await ranks('foule');
+    expect(foule.listed).toHaveLength(N);
+    expect(foule.listed.every((s) => s.rang === 1)).toBe(true);
+    expect(foule.listed).toEqual(foule.naive);
+    const bascule = await ranks('bascule');
+    expect(bascule.listed).toEqual(bascule.naive);
+    expect(new Set(bascule.listed.map((s) => s.rang))).toEqual(new Set([1, N / 2 + 1]));
+  }, 60_000);
+
+  it('through the façade too: concurrent first submissions into one bucket all count', async () => {
+    const tokens = await crowd('ruee_', 60);
+    const replies = await Promise.all(tokens.map((token, i) =>
+      api.post('/leaderboards/foule/submit', { valeur: 500 + (i % 3) / 4 }, { token })));
+    expect(replies.map((r) => r.status)).toEqual(Array(60).fill(200));
+    expect(await drift(['foule'])).toBe(0);
+    const { listed, naive } = await ranks('foule');
+    expect(listed).toEqual(naive.slice(0, 100));
+  });
+});
+
 describe('a board with many entries', () => {
   const ROWS = Number(process.env.LEADERBOARD_TEST_ROWS ?? 300_000);
 
-  it(`serves top 10 and a player's rank from the ranking index (${ROWS.toLocaleString('en')} entries)`, async () => {
+  it(`serves top 10, deep pages and ranks from indexes, reading a bounded number of rows (${ROWS.toLocaleString('en')} entries)`, async () => {
     const t0 = Date.now();
     // One insert each: players, then one entry per player (values 0..99,999: ties everywhere).
     await app.sql(`insert into manette.players (game_id, pseudo)
@@ -391,7 +507,7 @@ describe('a board with many entries', () => {
                    join manette.players p on p.game_id = l.game_id and p.pseudo like 'grand\\_%'
                    cross join lateral (select floor(random() * 100000)::double precision + 0 * length(p.pseudo) as value) v
                    where l.code = 'grand'`);
-    await app.sql('vacuum (analyze) manette.players, manette.leaderboard_entries');
+    await app.sql('vacuum (analyze) manette.players, manette.leaderboard_entries, manette.leaderboard_buckets');
     // Index-only scans need the visibility map; an autovacuum running at the same time
     // can hold the first pass back.
     for (let i = 0; i < 5; i++) {
@@ -403,15 +519,30 @@ describe('a board with many entries', () => {
     }
     const loadMs = Date.now() - t0;
 
-    // The last player of the board: its rank counts nearly every entry.
-    const [last] = await app.sql(`select e.player_id from manette.leaderboard_entries e join manette.leaderboards l on l.id = e.leaderboard_id
+    // The bulk insert filled the counters (one statement trigger), exactly.
+    const [buckets] = await app.sql<{ rows: number; total: number; largest: number }>(`
+      select count(*)::int as rows, sum(c.entries)::int as total, max(c.entries)::int as largest
+      from manette.leaderboard_buckets c join manette.leaderboards l on l.id = c.leaderboard_id where l.code = 'grand'`);
+    expect(buckets!.total).toBe(ROWS);
+    // The bound every call below must respect: one walk over the board's counters, the
+    // entries of two buckets (a page's first entry and the first after its ties), a page;
+    // far below the size of the board.
+    const bound = buckets!.rows + 2 * buckets!.largest + 200;
+    expect(bound).toBeLessThan(ROWS / 25);
+
+    // The last player of the board: its rank was a count of nearly every entry.
+    const [last] = await app.sql(`select e.player_id, e.sort_key from manette.leaderboard_entries e join manette.leaderboards l on l.id = e.leaderboard_id
                                   where l.code = 'grand' order by e.sort_key desc, e.reached_at desc, e.player_id desc limit 1`);
+    const naiveRank = async (sortKey: number) => Number((await app.sql(`
+      select 1 + count(*) as n from manette.leaderboard_entries e join manette.leaderboards l on l.id = e.leaderboard_id
+      where l.code = 'grand' and e.sort_key < $1`, [sortKey]))[0]!.n);
     const token = `pt_${'g'.repeat(43)}`;
     await app.sql(`insert into manette.sessions (token_hash, game_id, player_id, expires_at)
                    select manette.token_hash($1), game_id, id, now() + interval '1 day' from manette.players where id = $2`,
     [token, last!.player_id]);
 
-    // The plans of the statements inside the real api.* functions, through auto_explain.
+    // The plans of the statements inside the real api.* functions, with the rows each
+    // scan returned (auto_explain, log_analyze).
     const db = new pg.Client({ connectionString: app.databaseUrl });
     await db.connect();
     const plans: string[] = [];
@@ -419,6 +550,7 @@ describe('a board with many entries', () => {
     try {
       await db.query(`load 'auto_explain'`);
       await db.query(`set auto_explain.log_min_duration = 0; set auto_explain.log_nested_statements = on;
+                      set auto_explain.log_analyze = on; set auto_explain.log_timing = off;
                       set client_min_messages = log; set role manette_api`);
       const call = async (fn: string, ctx: object, body: object) => {
         plans.length = 0;
@@ -427,33 +559,64 @@ describe('a board with many entries', () => {
         return { r: rows[0].r, ms: performance.now() - t, plans: [...plans] };
       };
       const entriesScans = (ps: string[]) => ps.filter((p) => p.includes('manette.leaderboard_entries'));
+      /** Every scan node of the call's statements, with the rows it returned (all loops). */
+      const scans = (ps: string[]) => ps.flatMap((p) => [...p.matchAll(/(Seq Scan|Index Only Scan|Index Scan|Bitmap Heap Scan)(?: Backward)?(?: using (\S+))? on (\S+) .*?\(actual rows=(\d+) loops=(\d+)\)/g)]
+        .map((m) => ({ kind: m[1]!, index: m[2], table: m[3]!, rows: Number(m[4]) * Number(m[5]) })));
+      const touched = (ps: string[]) => scans(ps).filter((s) => /^leaderboard_(entries|buckets)$/.test(s.table));
+      const rowsTouched = (ps: string[]) => touched(ps).reduce((n, s) => n + s.rows, 0);
+      const onlyIndexes = (ps: string[]) => {
+        for (const s of touched(ps)) {
+          expect(s.kind, JSON.stringify(s)).toMatch(/^Index (Only )?Scan$/);
+          expect(s.index).toMatch(s.table === 'leaderboard_buckets' ? /^leaderboard_buckets_pkey$/ : /^leaderboard_entries_(ranking_idx|pkey|player_idx)$/);
+        }
+        // Index-only scans of the entries read no heap page (the table is vacuumed).
+        for (const f of ps.join('\n').matchAll(/Heap Fetches: (\d+)/g)) expect(Number(f[1])).toBe(0);
+      };
 
       const top = await call('leaderboards_scores', { key }, { id: 'grand' });
       expect(top.r.data).toHaveLength(10);
       expect(top.r.data[0].rang).toBe(1);
       const topPlans = entriesScans(top.plans);
       expect(topPlans.length).toBeGreaterThan(0);
-      for (const p of topPlans) {
-        expect(p).toMatch(/Index (Only )?Scan using leaderboard_entries_ranking_idx/);
-        expect(p).not.toMatch(/Seq Scan on leaderboard_entries/);
-      }
+      for (const p of topPlans) expect(p).toMatch(/Index (Only )?Scan using leaderboard_entries_ranking_idx/);
+      onlyIndexes(top.plans);
+      expect(rowsTouched(top.plans)).toBeLessThan(bound);
 
+      // The rank of the last player: the counters before its bucket, then its own bucket.
       const rank = await call('leaderboards_submit', { key, token }, { id: 'grand', valeur: -1 });
       expect(rank.r.data.ameliore).toBe(false);
+      expect(rank.r.data.rang).toBe(await naiveRank(last!.sort_key));
       expect(rank.r.data.rang).toBeGreaterThan(ROWS * 0.99);
-      const rankPlan = entriesScans(rank.plans).find((p) => /count\(\*\)/.test(p));
+      const rankPlan = rank.plans.find((p) => /sum\(c\.entries\)/.test(p));
+      expect(rankPlan).toMatch(/Index Scan using leaderboard_buckets_pkey on leaderboard_buckets/);
+      expect(rankPlan).toMatch(/Index Cond: .*bucket < /);
       expect(rankPlan).toMatch(/Index Only Scan using leaderboard_entries_ranking_idx/);
-      expect(rankPlan).toMatch(/Index Cond: .*sort_key < /);
-      expect(rankPlan).not.toMatch(/Seq Scan/);
+      expect(rankPlan).toMatch(/Index Cond: .*bucket = .*sort_key < /);
+      const rankScans = touched([rankPlan!]);
+      expect(rankScans.find((s) => s.table === 'leaderboard_buckets')!.rows).toBeLessThanOrEqual(buckets!.rows);
+      expect(rankScans.find((s) => s.table === 'leaderboard_entries')!.rows).toBeLessThanOrEqual(buckets!.largest);
+      onlyIndexes(rank.plans);
+      expect(rowsTouched(rank.plans)).toBeLessThan(bound);
 
       const around = await call('leaderboards_scores', { key, token }, { id: 'grand', autour: 'moi' });
       expect(around.r.data).toHaveLength(10);
       expect(around.r.data[9].joueur_id).toBe(last!.player_id);
-      for (const p of entriesScans(around.plans)) expect(p).not.toMatch(/Seq Scan on leaderboard_entries/);
+      expect(around.r.data[9].rang).toBe(rank.r.data.rang);
+      onlyIndexes(around.plans);
+      expect(rowsTouched(around.plans)).toBeLessThan(bound);
 
-      console.info(`leaderboards: ${ROWS} entries loaded in ${(loadMs / 1000).toFixed(1)} s; `
-        + `top 10 ${top.ms.toFixed(1)} ms, rank of the last player ${rank.ms.toFixed(1)} ms, `
-        + `autour=moi of the last player ${around.ms.toFixed(1)} ms (first calls, plans included)`);
+      // A page at the very end, by offset: a walk over the counters, then inside one bucket.
+      const deep = await call('leaderboards_scores', { key }, { id: 'grand', limit: 10, offset: ROWS - 4 });
+      expect(deep.r.data).toHaveLength(4);
+      expect(deep.r.data[3].joueur_id).toBe(last!.player_id);
+      for (const s of deep.r.data) expect(s.rang).toBe(await naiveRank(-s.valeur));
+      onlyIndexes(deep.plans);
+      expect(rowsTouched(deep.plans)).toBeLessThan(bound);
+
+      console.info(`leaderboards: ${ROWS} entries loaded in ${(loadMs / 1000).toFixed(1)} s (${buckets!.rows} buckets, `
+        + `at most ${buckets!.largest} entries in one); top 10 ${top.ms.toFixed(1)} ms, rank of the last player ${rank.ms.toFixed(1)} ms `
+        + `(${rowsTouched(rank.plans)} index rows), autour=moi of the last player ${around.ms.toFixed(1)} ms, `
+        + `offset ${ROWS - 4} ${deep.ms.toFixed(1)} ms (first calls, plans analyzed)`);
     } finally {
       await db.end();
     }
