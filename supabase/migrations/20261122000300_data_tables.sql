@@ -16,9 +16,16 @@
 --   ((data -> 'col') nulls first, id)
 -- so that listing a table ordered by any of its columns is an index scan. Creating a
 -- partition or an index needs ownership of table_rows: it belongs to manette_rows_owner,
--- a NOLOGIN role that only owns it and whose one function (sync_table_rows_partition, in
--- the manette_admin schema, executable by manette_admin only) does exactly that.
--- manette_admin gains no DDL right, manette_engine none at all.
+-- a NOLOGIN role that owns only it and its filter keys (below), and whose one callable
+-- function (sync_table_rows_partition, in the manette_admin schema, executable by
+-- manette_admin only) does exactly that. manette_admin gains no DDL right,
+-- manette_engine none at all.
+--
+-- Equality filters: jsonb's operators are not leakproof, so under RLS a condition on
+-- `data` is never an index condition. table_row_filters holds one uuid key per
+-- (row, top-level scalar value), written by statement triggers on table_rows (running
+-- as manette_rows_owner); a filter becomes uuid equalities there (leakproof, so index
+-- conditions), then the rows are read by primary key and compared.
 --
 -- Rights are RLS policies on table_rows that read the table's declared rights
 -- (data_tables.read_right / write_right); the api.* functions check them first only
@@ -96,7 +103,27 @@ create table manette.idempotency_keys (
 );
 create index idempotency_keys_created_idx on manette.idempotency_keys (game_id, created_at);
 
+-- The index of equality filters (GET /tables/:nom?col=value). Under RLS, Postgres makes
+-- only leakproof conditions index conditions, and jsonb's operators are not leakproof:
+-- a condition on data can never be an index condition. So every top-level string,
+-- number or boolean value of a row's data gets one row here, keyed by a uuid hash of
+-- (column, typed value) (manette.table_filter_key): a filter becomes uuid equalities
+-- (uuid_eq is leakproof) on this table's primary key, which then leads to the rows by
+-- their own primary key. Written only by the statement triggers on table_rows (running
+-- as manette_rows_owner); requests read it and never write it. It is an index, not the
+-- truth: the listing still compares the rows' data, so a stale key could only cost a
+-- lookup, never a wrong row. No foreign keys: they would cost one check per key, and a
+-- row's keys go with the row (the delete trigger, which also fires on cascades).
+create table manette.table_row_filters (
+  game_id    uuid not null,
+  table_id   uuid not null,
+  row_id     uuid not null,
+  filter_key uuid not null,               -- manette.table_filter_key(column, value)
+  primary key (table_id, filter_key, row_id)
+);
+
 alter table manette.table_rows owner to manette_rows_owner;
+alter table manette.table_row_filters owner to manette_rows_owner;
 
 alter table manette.data_tables      enable row level security;
 alter table manette.data_tables      force row level security;
@@ -104,6 +131,8 @@ alter table manette.table_rows       enable row level security;
 alter table manette.table_rows       force row level security;
 alter table manette.idempotency_keys enable row level security;
 alter table manette.idempotency_keys force row level security;
+alter table manette.table_row_filters enable row level security;
+alter table manette.table_row_filters force row level security;
 
 -- == Policies =================================================================
 create policy "Declared tables are visible to requests of their game" on manette.data_tables
@@ -165,12 +194,33 @@ create policy "Idempotency keys are visible to requests of their game" on manett
   with check (game_id = (select manette.current_game_id())
               and player_id = (select manette.current_player_id()));
 
+-- A key is visible to the requests that may read every row of its table: public, or
+-- joueurs with a player. Keys of proprietaire tables are visible to no request (their
+-- listing reads the caller's own rows through the player index, see api.tables_list),
+-- so even the listing's hidden lookup never meets a key of a row the caller may not see.
+create policy "Filter keys are readable where every row of their table is" on manette.table_row_filters
+  for select to manette_engine
+  using (
+    game_id = (select manette.current_game_id())
+    and table_id in (
+      select t.id from manette.data_tables t
+      where t.game_id = (select manette.current_game_id())
+        and (t.read_right = 'public'
+             or t.read_right = 'joueurs' and (select manette.current_player_id()) is not null)));
+
+-- The triggers on table_rows (security definer, owned by manette_rows_owner) keep the
+-- keys in step with the rows they were given; nothing else writes them.
+create policy "The rows' owner keeps the filter keys in step with the rows" on manette.table_row_filters
+  for all to manette_rows_owner using (true) with check (true);
+
 create policy "The admin tooling manages every declared table" on manette.data_tables
   for all to manette_admin using (true) with check (true);
 create policy "The admin tooling manages every row" on manette.table_rows
   for all to manette_admin using (true) with check (true);
 create policy "The admin tooling manages every idempotency key" on manette.idempotency_keys
   for all to manette_admin using (true) with check (true);
+create policy "The admin tooling reads every filter key" on manette.table_row_filters
+  for select to manette_admin using (true);
 
 grant select on manette.data_tables to manette_engine;
 -- A row never changes table, owner or game: only its data and maj_le are updatable.
@@ -179,6 +229,8 @@ grant update (data, updated_at) on manette.table_rows to manette_engine;
 grant select, insert, update, delete on manette.idempotency_keys to manette_engine;
 grant select, insert, update, delete on manette.data_tables, manette.table_rows, manette.idempotency_keys
   to manette_admin;
+-- Filter keys: read by the listing; written by the triggers only.
+grant select on manette.table_row_filters to manette_engine, manette_admin;
 
 -- == Helpers ==================================================================
 -- Wire form of a row. `donnees` shows the declared columns only: a column removed from
@@ -349,6 +401,92 @@ exception when data_exception then
   return null;
 end
 $$;
+
+-- == Filter keys ================================================================
+-- The key of one column's value (see table_row_filters): a uuid hash of the column and
+-- of the value's canonical text tagged with its JSON type, so that two keys are equal
+-- exactly when the two jsonb values are (as jsonb compares them): strings as they are
+-- (timestamps are stored in canonical form, and a timestamp filter is parsed to that
+-- form), numbers by value (trim_scale: 10, 10.0 and 1e1 are one key), booleans.
+-- Null for objects, arrays and null: no key (filters on such json values are checked on
+-- the rows only). Used on both sides: the triggers (stored keys) and the listing (the
+-- keys of the parsed filter values). md5 is no protection against a crafted collision,
+-- and needs none: a colliding key only makes the listing read one more row, which the
+-- comparison of the row's data then drops.
+-- No `set search_path` on these two: it would keep the planner from inlining them, and
+-- called once per value they made a million-row insert take minutes instead of seconds.
+-- Their functions and types are schema-qualified, they are not security definer, and
+-- every caller (triggers, api functions) runs with search_path ''.
+create function manette.table_filter_key(column_name text, value jsonb) returns uuid
+language sql immutable parallel safe
+as $$
+  select pg_catalog.md5(column_name || '=' || case pg_catalog.jsonb_typeof(value)
+           when 'string' then 's' || (value #>> '{}')
+           when 'number' then 'n' || pg_catalog.trim_scale(value::pg_catalog.numeric)::pg_catalog.text
+           when 'boolean' then 'b' || (value #>> '{}')
+         end)::pg_catalog.uuid
+$$;
+
+-- The keys of a row's data: one per top-level string, number or boolean value.
+create function manette.table_filter_keys(data jsonb) returns setof uuid
+language sql immutable parallel safe
+as $$
+  select manette.table_filter_key(d.key, d.value) from pg_catalog.jsonb_each(data) d
+  where pg_catalog.jsonb_typeof(d.value) in ('string', 'number', 'boolean')
+$$;
+
+-- Keeps table_row_filters in step with table_rows, set-based, one statement at a time
+-- (statement triggers with transition tables: a bulk insert of a million rows writes
+-- their keys in one insert ... select, sorted so that the index fills in order). An
+-- update removes the keys that no longer hold and adds the new ones; a delete removes
+-- the row's keys, found again from its data. Runs as manette_rows_owner, the only
+-- writer of the keys: a request cannot write a key that no row gave.
+create function manette.table_rows_sync_filters() returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  if tg_op = 'INSERT' then
+    insert into manette.table_row_filters (game_id, table_id, row_id, filter_key)
+    select n.game_id, n.table_id, n.id, k from new_rows n, manette.table_filter_keys(n.data) k
+    order by n.table_id, k, n.id;
+  elsif tg_op = 'UPDATE' then
+    delete from manette.table_row_filters f
+    using (select o.table_id, o.id, k from old_rows o, manette.table_filter_keys(o.data) k
+           except
+           select n.table_id, n.id, k from new_rows n, manette.table_filter_keys(n.data) k
+          ) gone (table_id, row_id, filter_key)
+    where f.table_id = gone.table_id and f.filter_key = gone.filter_key and f.row_id = gone.row_id;
+    insert into manette.table_row_filters (game_id, table_id, row_id, filter_key)
+    select n.game_id, n.table_id, n.id, k from new_rows n, manette.table_filter_keys(n.data) k
+    order by n.table_id, k, n.id
+    on conflict do nothing;
+  elsif tg_op = 'DELETE' then
+    delete from manette.table_row_filters f
+    using old_rows o, manette.table_filter_keys(o.data) k
+    where f.table_id = o.table_id and f.filter_key = k and f.row_id = o.id;
+  elsif tg_op = 'TRUNCATE' then
+    truncate manette.table_row_filters;
+  end if;
+  return null;
+end
+$$;
+alter function manette.table_rows_sync_filters() owner to manette_rows_owner;
+
+-- One trigger per event: a trigger with transition tables takes one event only. They
+-- fire for statements on table_rows, cascades included (a deleted player or game).
+create trigger table_rows_filters_insert after insert on manette.table_rows
+  referencing new table as new_rows
+  for each statement execute function manette.table_rows_sync_filters();
+create trigger table_rows_filters_update after update on manette.table_rows
+  referencing old table as old_rows new table as new_rows
+  for each statement execute function manette.table_rows_sync_filters();
+create trigger table_rows_filters_delete after delete on manette.table_rows
+  referencing old table as old_rows
+  for each statement execute function manette.table_rows_sync_filters();
+create trigger table_rows_filters_truncate after truncate on manette.table_rows
+  for each statement execute function manette.table_rows_sync_filters();
 
 -- The declared table a request names, once the caller may use it that way:
 -- table_not_found, then missing_player / forbidden as the table's rights say.
@@ -549,6 +687,8 @@ declare
   filters     jsonb := '{}';
   f           record;
   parsed      jsonb;
+  filter_keys uuid[];
+  lead_key    uuid;          -- the filter key the listing starts from; null: none
   page        jsonb;
 begin
   -- The façade checks limit, offset and order_dir first; this keeps the function safe alone.
@@ -596,34 +736,85 @@ begin
     perform manette.fail('invalid_query', 400, jsonb_build_object('details', issues));
   end if;
 
-  -- Static query; the plan is made for these values (force_custom_plan, see the header):
+  -- The keys (table_row_filters) of the filters that a stored key answers: those with a
+  -- string, number or boolean value (a json object or array is checked on the rows only).
+  -- With several, the listing starts from the rarest: each key's entries are counted, up
+  -- to 1000, so a rare value is not read through a common one. A proprietaire listing
+  -- uses no key: the caller's own rows bound it (the player index), while a key's entries
+  -- are every player's (a common value would read them all, only to hide them).
+  if not owner_only then
+    filter_keys := array(select manette.table_filter_key(fv.key, fv.value) from jsonb_each(filters) fv
+                         where jsonb_typeof(fv.value) in ('string', 'number', 'boolean'));
+    if cardinality(filter_keys) > 1 then
+      select k into lead_key from unnest(filter_keys) k
+      order by (select count(*) from (select 1 from manette.table_row_filters fk
+                                      where fk.table_id = t.id and fk.filter_key = k limit 1000) c)
+      limit 1;
+    else
+      lead_key := filter_keys[1];
+    end if;
+  end if;
+
+  -- Static queries; the plan is made for these values (force_custom_plan, see the header):
   -- it reads the table's partition only, and only the ORDER BY terms whose CASE holds
   -- survive: for a declared column, exactly the column index's key
   -- ((data -> 'col') nulls first, id), read forwards (asc) or backwards (desc).
-  -- Filters stay row filters on that scan: under RLS, Postgres makes only leakproof
-  -- conditions index conditions, and jsonb's operators are not (docs/tables.md).
-  select coalesce(jsonb_agg(manette.table_row_json(s.r, t.columns)), '[]'::jsonb) into page
-  from (
-    select r
-    from manette.table_rows r
-    where r.game_id = caller.game_id
-      and r.table_id = t.id
-      and (not owner_only or r.player_id = caller.player_id)
-      and (filters = '{}'::jsonb
-           or r.data @> filters
-              and not exists (select 1 from jsonb_each(filters) fv
-                              where (r.data -> fv.key) is distinct from fv.value))
-    order by
-      case when sort_key = 'cree_le' and ascending then r.created_at end asc,
-      case when sort_key = 'cree_le' and not ascending then r.created_at end desc,
-      case when sort_key = 'maj_le' and ascending then r.updated_at end asc,
-      case when sort_key = 'maj_le' and not ascending then r.updated_at end desc,
-      case when sort_column is not null and ascending then r.data -> sort_column end asc nulls first,
-      case when sort_column is not null and not ascending then r.data -> sort_column end desc nulls last,
-      case when ascending then r.id end asc,
-      case when not ascending then r.id end desc
-    limit lim offset skip
-  ) s;
+  if lead_key is null then
+    -- No filter, filters on json objects or arrays only, or a proprietaire table (the
+    -- caller's rows, through the player index): the filters narrow the rows of that scan
+    -- (jsonb's operators are not leakproof, so under RLS they are not index conditions).
+    select coalesce(jsonb_agg(manette.table_row_json(s.r, t.columns)), '[]'::jsonb) into page
+    from (
+      select r
+      from manette.table_rows r
+      where r.game_id = caller.game_id
+        and r.table_id = t.id
+        and (not owner_only or r.player_id = caller.player_id)
+        and (filters = '{}'::jsonb
+             or r.data @> filters
+                and not exists (select 1 from jsonb_each(filters) fv
+                                where (r.data -> fv.key) is distinct from fv.value))
+      order by
+        case when sort_key = 'cree_le' and ascending then r.created_at end asc,
+        case when sort_key = 'cree_le' and not ascending then r.created_at end desc,
+        case when sort_key = 'maj_le' and ascending then r.updated_at end asc,
+        case when sort_key = 'maj_le' and not ascending then r.updated_at end desc,
+        case when sort_column is not null and ascending then r.data -> sort_column end asc nulls first,
+        case when sort_column is not null and not ascending then r.data -> sort_column end desc nulls last,
+        case when ascending then r.id end asc,
+        case when not ascending then r.id end desc
+      limit lim offset skip
+    ) s;
+  else
+    -- The same listing (public or joueurs table), restricted to the rows that have the
+    -- lead key: a semi-join on table_row_filters whose conditions are uuid equalities
+    -- only (leakproof, so index conditions even under RLS). The planner picks the side:
+    -- for a rare value, the keys' primary key, then each row by its primary key (and a
+    -- small sort); for a common one with an order, the order's index, probing each row's
+    -- key. Every filter is then checked on the row itself: the keys are an index, the
+    -- rows are the truth. The rows' RLS policies decide what the caller sees, as always.
+    select coalesce(jsonb_agg(manette.table_row_json(s.r, t.columns)), '[]'::jsonb) into page
+    from (
+      select r
+      from manette.table_rows r
+      where r.game_id = caller.game_id
+        and r.table_id = t.id
+        and r.id in (select fk.row_id from manette.table_row_filters fk
+                     where fk.table_id = t.id and fk.filter_key = lead_key)
+        and not exists (select 1 from jsonb_each(filters) fv
+                        where (r.data -> fv.key) is distinct from fv.value)
+      order by
+        case when sort_key = 'cree_le' and ascending then r.created_at end asc,
+        case when sort_key = 'cree_le' and not ascending then r.created_at end desc,
+        case when sort_key = 'maj_le' and ascending then r.updated_at end asc,
+        case when sort_key = 'maj_le' and not ascending then r.updated_at end desc,
+        case when sort_column is not null and ascending then r.data -> sort_column end asc nulls first,
+        case when sort_column is not null and not ascending then r.data -> sort_column end desc nulls last,
+        case when ascending then r.id end asc,
+        case when not ascending then r.id end desc
+      limit lim offset skip
+    ) s;
+  end if;
 
   return jsonb_build_object('data', page);
 end
@@ -787,3 +978,5 @@ revoke execute on all functions in schema manette, manette_admin, api from publi
 grant execute on all functions in schema manette to manette_engine, manette_admin;
 -- Only the config apply builds indexes (it runs as manette_admin).
 grant execute on function manette_admin.sync_table_rows_partition(uuid, text[]) to manette_admin;
+-- The filter-key triggers run as manette_rows_owner.
+grant execute on function manette.table_filter_key(text, jsonb), manette.table_filter_keys(jsonb) to manette_rows_owner;

@@ -6,7 +6,7 @@ create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
 grant usage on schema extensions to manette_api, manette_engine;
 
-select plan(51);
+select plan(74);
 
 -- == Two games, their tables and players =======================================
 select manette_admin.apply_game('{"jeu": "dt-a", "nom": "A", "tables": {
@@ -55,6 +55,7 @@ select 'bob', id from manette.players where pseudo = 'bob' union all
 select 'bruno', id from manette.players where pseudo = 'bruno' union all
 select 'alice_item', r.id from manette.table_rows r where r.data->>'item_id' = 'epee' union all
 select 'bob_ad', r.id from manette.table_rows r where r.data->>'titre' = 'de bob' union all
+select 'bob_item', r.id from manette.table_rows r where r.data->>'item_id' = 'caillou' union all
 select 'potion', r.id from manette.table_rows r where r.data->>'nom' = 'potion';
 
 -- == RLS alone: reads ==========================================================
@@ -186,6 +187,72 @@ select throws_ok(format($$ select api.tables_get('{"key": "sk_live_DTBBBBBBBBBBB
   'MN404', 'row_not_found', 'a row of another game is row_not_found');
 reset role;
 
+-- == Filter keys (table_row_filters): per game, as the rows' rights, trigger-written ====
+set local role manette_engine;
+select set_config('manette.game_id', (select id::text from ids where name = 'game_a'), true);
+select set_config('manette.player_id', (select id::text from ids where name = 'alice'), true);
+select ok((select count(*) > 0 and bool_and(game_id = (select id from ids where name = 'game_a'))
+           from manette.table_row_filters),
+  'filter keys: a request of game A sees keys of game A only');
+select is((select count(*) from manette.table_row_filters
+           where table_id = (select id from ids where name = 'inventaire_b')
+              or game_id = (select id from ids where name = 'game_b')),
+  0::bigint, 'filter keys: none of game B''s, even asked for by table or game');
+select is((select count(*) from manette.table_row_filters
+           where table_id = (select id from ids where name = 'inventaire_a')),
+  0::bigint, 'filter keys: proprietaire: no key at all, not even of one''s own rows');
+select is((select count(*) from manette.table_row_filters
+           where row_id = (select id from ids where name = 'bob_ad')),
+  1::bigint, 'filter keys: joueurs: the keys of every row the player may read');
+select set_config('manette.game_id', (select id::text from ids where name = 'game_b'), true);
+select set_config('manette.player_id', (select id::text from ids where name = 'bruno'), true);
+select is((select array_agg(filter_key) from manette.table_row_filters),
+  array[manette.table_filter_key('item_id', '"bouclier"')], 'filter keys: game B sees the key of its own row only');
+
+select set_config('manette.game_id', (select id::text from ids where name = 'game_a'), true);
+select set_config('manette.player_id', (select id::text from ids where name = 'alice'), true);
+select throws_ok($$ insert into manette.table_row_filters (game_id, table_id, row_id, filter_key)
+  values ((select id from ids where name = 'game_a'), (select id from ids where name = 'annonces_a'),
+          (select id from ids where name = 'bob_ad'), manette.table_filter_key('titre', '"faux"')) $$,
+  '42501', null, 'filter keys: a request cannot write a key');
+select throws_ok($$ delete from manette.table_row_filters $$, '42501', null, 'nor delete one');
+
+-- The triggers keep the keys in step with the rows, whoever writes them.
+insert into manette.table_rows (game_id, table_id, player_id, data)
+values ((select id from ids where name = 'game_a'), (select id from ids where name = 'annonces_a'),
+        (select id from ids where name = 'alice'), '{"titre": "cle"}');
+select is((select array_agg(f.filter_key) from manette.table_row_filters f join manette.table_rows r on r.id = f.row_id
+           where r.data->>'titre' = 'cle'),
+  array[manette.table_filter_key('titre', '"cle"')], 'filter keys: an inserted row gets its keys');
+update manette.table_rows set data = '{"titre": "cle-2"}' where data->>'titre' = 'cle';
+select is((select array_agg(f.filter_key) from manette.table_row_filters f join manette.table_rows r on r.id = f.row_id
+           where r.data->>'titre' = 'cle-2'),
+  array[manette.table_filter_key('titre', '"cle-2"')], 'an updated row, its new keys only');
+delete from manette.table_rows where data->>'titre' = 'cle-2';
+reset role;
+select is((select count(*) from manette.table_row_filters
+           where filter_key in (manette.table_filter_key('titre', '"cle"'), manette.table_filter_key('titre', '"cle-2"'))),
+  0::bigint, 'a deleted row, none');
+select is(manette.table_filter_key('prix', '10'), manette.table_filter_key('prix', '1.0e1'),
+  'filter keys: numbers by value (10 = 1.0e1)');
+select isnt(manette.table_filter_key('prix', '10'), manette.table_filter_key('prix', '"10"'),
+  'filter keys: a number is not its string');
+
+-- A filter never reveals what the rights hide: the listing's lookup runs under RLS too.
+set local role manette_api;
+select is(api.tables_list('{"key": "sk_live_DTAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "token": "pt_aliceaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}',
+  '{"table": "inventaire", "filtres": {"item_id": "caillou"}}'), '{"data": []}'::jsonb,
+  'proprietaire: filtering by another player''s value returns nothing');
+select is(api.tables_list('{"key": "sk_live_DTAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "token": "pt_bobbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}',
+  '{"table": "inventaire", "filtres": {"item_id": "caillou"}}')#>>'{data,0,id}',
+  (select id::text from ids where name = 'bob_item'), 'the owner finds it');
+select is(api.tables_list('{"key": "sk_live_DTBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB", "token": "pt_brunoooooooooooooooooooooooooooooooooooooooooo"}',
+  '{"table": "inventaire", "filtres": {"item_id": "epee"}}'), '{"data": []}'::jsonb,
+  'another game''s table of the same name: nothing');
+select is(jsonb_array_length(api.tables_list('{"key": "sk_live_DTAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}',
+  '{"table": "catalogue", "filtres": {"nom": "potion"}}')->'data'), 1, 'public: the key alone filters');
+reset role;
+
 -- == apply_part_tables ========================================================
 create temporary table before_apply on commit drop as
   select t.name, t.updated_at, t.columns,
@@ -213,6 +280,25 @@ select throws_ok($$ select api.tables_list('{"key": "sk_live_DTAAAAAAAAAAAAAAAAA
   '{"table": "inventaire"}') $$, 'MN404', 'table_not_found', 'and they are no longer served');
 reset role;
 
+-- == Cascades ==================================================================
+select is((select count(*) from manette.table_row_filters
+           where row_id in ((select id from ids where name = 'bob_item'), (select id from ids where name = 'bob_ad'))),
+  2::bigint, 'bob''s rows have their keys');
+delete from manette.players where id = (select id from ids where name = 'bob');
+select is((select count(*) from manette.table_row_filters
+           where row_id in ((select id from ids where name = 'bob_item'), (select id from ids where name = 'bob_ad'))),
+  0::bigint, 'a deleted player''s rows take their keys with them');
+delete from manette.games where id = (select id from ids where name = 'game_b');
+select is((select count(*) from manette.table_row_filters where game_id = (select id from ids where name = 'game_b')),
+  0::bigint, 'and so do a deleted game''s');
+select is((select count(*) from (
+    select r.game_id, r.table_id, r.id, k from manette.table_rows r, manette.table_filter_keys(r.data) k
+    except select f.game_id, f.table_id, f.row_id, f.filter_key from manette.table_row_filters f) missing)
+  + (select count(*) from (
+    select f.game_id, f.table_id, f.row_id, f.filter_key from manette.table_row_filters f
+    except select r.game_id, r.table_id, r.id, k from manette.table_rows r, manette.table_filter_keys(r.data) k) extra),
+  0::bigint, 'after all of the above, the stored keys are exactly the keys of the stored rows');
+
 -- == Structure ====================================================================
 select is((select pg_get_userbyid(relowner) from pg_class where oid = 'manette.table_rows'::regclass),
   'manette_rows_owner', 'table_rows belongs to its own NOLOGIN role (partitions and indexes need ownership)');
@@ -226,6 +312,16 @@ select ok(not has_schema_privilege('manette_admin', 'manette', 'create') and not
 select is((select count(*) from pg_inherits i join pg_class c on c.oid = i.inhrelid
            where i.inhparent = 'manette.table_rows'::regclass and not (c.relrowsecurity and c.relforcerowsecurity)),
   0::bigint, 'every partition has RLS enabled and forced');
+
+select ok((select pg_get_userbyid(c.relowner) = 'manette_rows_owner' and c.relrowsecurity and c.relforcerowsecurity
+           from pg_class c where c.oid = 'manette.table_row_filters'::regclass),
+  'table_row_filters belongs to manette_rows_owner, RLS enabled and forced');
+select ok((select p.prosecdef and pg_get_userbyid(p.proowner) = 'manette_rows_owner' and p.proconfig = array['search_path=""']
+           from pg_proc p where p.oid = 'manette.table_rows_sync_filters()'::regprocedure),
+  'the filter-key trigger runs as manette_rows_owner, with an empty search_path');
+select is((select array_agg(privilege_type::text order by privilege_type) from information_schema.role_table_grants
+           where table_schema = 'manette' and table_name = 'table_row_filters' and grantee = 'manette_engine'),
+  array['SELECT'], 'the engine may only read the keys');
 
 select * from finish();
 rollback;
