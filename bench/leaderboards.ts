@@ -20,13 +20,13 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import net from 'node:net';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../api/local/embedded.js';
 import { migrate } from '../api/db/migrate.js';
 import { callApi, createPool, type RequestContext } from '../api/db/pool.js';
+import { freePort } from './support.js';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -39,17 +39,6 @@ const ROWS = arg('rows', 1_000_000);
 const RUNS = arg('runs', 50);
 const DURABLE = process.argv.includes('--durable');
 const KEY = `sk_live_${'B'.repeat(40)}`;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function allVisible(db: pg.Client): Promise<number> {
   const { rows } = await db.query(`select relallvisible::float8 / greatest(relpages, 1) as f

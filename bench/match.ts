@@ -11,7 +11,6 @@
 // arriving at the other player (median and p99).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import { tmpdir, cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,6 +20,7 @@ import { RealtimeClient, type RealtimeClientOptions } from '@supabase/realtime-j
 import { startEmbeddedPostgres } from '../api/local/embedded.js';
 import { migrate } from '../api/db/migrate.js';
 import { applyGameFile } from '../api/config/apply.js';
+import { freePort, pool, percentile } from './support.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -32,26 +32,6 @@ const { values: opts } = parseArgs({
 const MATCHES = Number(opts.matches);
 const MOVES = Number(opts.moves);
 if (opts.rules !== 'tour_par_tour' && opts.rules !== 'libre') throw new Error('--rules tour_par_tour or libre');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
-}
-function percentile(sorted: number[], p: number): number {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]! : NaN;
-}
 
 const dir = await mkdtemp(path.join(tmpdir(), 'manette-bench-match-'));
 await chmod(dir, 0o755);

@@ -9,7 +9,6 @@
 // latencies. Elos are spread evenly over [1000, 1000 + spread) in a shuffled order.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import { tmpdir, cpus } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,6 +16,7 @@ import pg from 'pg';
 import { startEmbeddedPostgres } from '../api/local/embedded.js';
 import { migrate } from '../api/db/migrate.js';
 import { applyGameFile } from '../api/config/apply.js';
+import { freePort, pool, percentile } from './support.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -32,29 +32,6 @@ const PLAYERS = Number(opts.players);
 const PROCESSES = Number(opts.processes);
 const CONCURRENCY = Number(opts.concurrency);
 const SPREAD = Number(opts.spread);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** Runs `fn` over `items` with at most `limit` in flight. */
-async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]! : NaN;
-}
 
 const dir = await mkdtemp(path.join(tmpdir(), 'manette-bench-'));
 await chmod(dir, 0o755);

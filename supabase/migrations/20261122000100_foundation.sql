@@ -364,11 +364,26 @@ begin
   return '{}'::jsonb;
 end
 $$;
-alter function api.game_check(jsonb) owner to manette_engine;
-revoke all on function api.game_check(jsonb) from public;
-grant execute on function api.game_check(jsonb) to manette_api;
-
 -- == Rights ===================================================================
--- Helpers run inside the api.* functions (as manette_engine) and admin functions.
-revoke execute on all functions in schema manette, manette_admin, api from public;
-grant execute on all functions in schema manette to manette_engine, manette_admin;
+-- Run at the end of every migration: hands each api.* function to manette_engine,
+-- executable by manette_api only, and closes PUBLIC's EXECUTE (which Postgres grants on
+-- creation and a schema-level default privilege cannot revoke). Helpers in `manette` run
+-- inside the api.* functions (as manette_engine) and inside the admin functions.
+create function manette_admin.publish_api() returns void
+language plpgsql
+set search_path = ''
+as $$
+declare
+  fn regprocedure;
+begin
+  for fn in select p.oid::regprocedure from pg_proc p where p.pronamespace = 'api'::regnamespace loop
+    execute format('alter function %s owner to manette_engine', fn);
+    execute format('revoke all on function %s from public', fn);
+    execute format('grant execute on function %s to manette_api', fn);
+  end loop;
+  revoke execute on all functions in schema manette, manette_admin, api from public;
+  grant execute on all functions in schema manette to manette_engine, manette_admin;
+end
+$$;
+
+select manette_admin.publish_api();

@@ -959,23 +959,8 @@ begin
 end
 $$;
 
--- == Ownership and rights =====================================================
-do $$
-declare
-  fn regprocedure;
-begin
-  for fn in select p.oid::regprocedure from pg_proc p
-            where p.pronamespace = 'api'::regnamespace and p.proname like 'tables\_%'
-  loop
-    execute format('alter function %s owner to manette_engine', fn);
-    execute format('revoke all on function %s from public', fn);
-    execute format('grant execute on function %s to manette_api', fn);
-  end loop;
-end
-$$;
-
-revoke execute on all functions in schema manette, manette_admin, api from public;
-grant execute on all functions in schema manette to manette_engine, manette_admin;
+-- == Rights ===================================================================
+select manette_admin.publish_api();
 -- Only the config apply builds indexes (it runs as manette_admin).
 grant execute on function manette_admin.sync_table_rows_partition(uuid, text[]) to manette_admin;
 -- The filter-key triggers run as manette_rows_owner.

@@ -251,15 +251,4 @@ end
 $$;
 
 -- == Rights ===================================================================
-alter function api.storage_upload(jsonb, jsonb) owner to manette_engine;
-alter function api.storage_files_list(jsonb) owner to manette_engine;
-alter function api.storage_files_get(jsonb, jsonb) owner to manette_engine;
-alter function api.storage_files_delete(jsonb, jsonb) owner to manette_engine;
-
-revoke execute on all functions in schema manette, manette_admin, api from public;
-grant execute on all functions in schema manette to manette_engine, manette_admin;
-
-grant execute on function api.storage_upload(jsonb, jsonb) to manette_api;
-grant execute on function api.storage_files_list(jsonb) to manette_api;
-grant execute on function api.storage_files_get(jsonb, jsonb) to manette_api;
-grant execute on function api.storage_files_delete(jsonb, jsonb) to manette_api;
+select manette_admin.publish_api();

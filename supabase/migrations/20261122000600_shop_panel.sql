@@ -180,11 +180,4 @@ $$;
 
 -- == Rights ===================================================================
 alter function manette_admin.apply_part_shop(uuid, jsonb) owner to manette_admin;
-alter function api.shop_articles(jsonb) owner to manette_engine;
-alter function api.panel_get(jsonb) owner to manette_engine;
-
-revoke execute on all functions in schema manette, manette_admin, api from public;
-grant execute on all functions in schema manette to manette_engine, manette_admin;
-
-grant execute on function api.shop_articles(jsonb) to manette_api;
-grant execute on function api.panel_get(jsonb) to manette_api;
+select manette_admin.publish_api();
