@@ -12,6 +12,7 @@ import { startEmbeddedPostgres, type RunningPostgres } from './local/embedded.js
 import { startLocalRealtime, type LocalRealtime } from './local/realtime/server.js';
 import { createGoogleVerifier } from './security/google.js';
 import { BASE_PATH, createApp } from './app.js';
+import type { Deps } from './http/route.js';
 
 export const DEMO_GAME_FILE = fileURLToPath(new URL('../examples/demo/game.json', import.meta.url));
 
@@ -60,18 +61,19 @@ export async function startService(settings: Settings, logger: Logger = pino({ l
     const pool = createPool(databaseUrl, { role: settings.MANETTE_DB_ROLE, max: settings.MANETTE_DB_POOL_SIZE });
     cleanups.push(() => pool.end());
 
-    let realtime: { url: string; key: string };
+    let realtime: Deps['realtime'];
     if (settings.MANETTE_REALTIME_URL) {
       realtime = { url: settings.MANETTE_REALTIME_URL, key: settings.MANETTE_REALTIME_KEY ?? '' };
     } else {
       const local: LocalRealtime = await startLocalRealtime({
         port: settings.MANETTE_REALTIME_PORT,
+        host: settings.HOST,
         databaseUrl,
         authorize: realtimeKeyCheck(pool),
         log: (level, msg, extra) => logger[level]({ realtime: true, ...extra }, msg),
       });
       cleanups.push(() => local.close());
-      realtime = { url: local.url, key: '' }; // empty: games use their API key
+      realtime = { url: local.url, key: '', localPort: local.port };
     }
 
     const app = createApp({ pool, settings, realtime, verifyGoogleIdToken: createGoogleVerifier(settings.MANETTE_GOOGLE_JWKS_URL) }, logger);

@@ -240,6 +240,30 @@ describe('GET /realtime/config', () => {
     expect((await api.get('/realtime/config', { key: null })).body.error).toBe('missing_key');
     expect((await api.get('/realtime/config', { key: 'sk_live_' + 'Q'.repeat(40) })).body.error).toBe('invalid_key');
   });
+
+  it('points at the local stand-in on the host the game used, with the game key', async () => {
+    const local = await startTestApp({}, undefined, { realtime: true });
+    try {
+      const k = await local.applyGame(minimalGame('rt-host'));
+      const port = /:(\d+)\/realtime\/v1$/;
+      const viaIp = await client(local.baseUrl, k).get('/realtime/config');
+      expect(viaIp.body).toMatchObject({ ok: true, key: k });
+      expect(viaIp.body.url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/realtime\/v1$/);
+      const viaName = await client(local.baseUrl.replace('127.0.0.1', 'localhost'), k).get('/realtime/config');
+      expect(viaName.body.url).toBe(viaIp.body.url.replace('127.0.0.1', 'localhost'));
+      expect(port.exec(viaName.body.url)![1]).toBe(port.exec(viaIp.body.url)![1]);
+      // And with a Supabase project configured, its URL and anon key as given.
+      const hosted = await startTestApp({ MANETTE_REALTIME_URL: 'wss://ref.supabase.co/realtime/v1', MANETTE_REALTIME_KEY: 'anon-key' }, local.databaseUrl);
+      try {
+        expect((await client(hosted.baseUrl, k).get('/realtime/config')).body)
+          .toEqual({ ok: true, url: 'wss://ref.supabase.co/realtime/v1', key: 'anon-key', channel_prefix: 'manette_partie_' });
+      } finally {
+        await hosted.close();
+      }
+    } finally {
+      await local.close();
+    }
+  });
 });
 
 describe('path parameters', () => {

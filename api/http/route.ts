@@ -15,7 +15,9 @@ export interface Deps {
   pool: pg.Pool;
   settings: Settings;
   verifyGoogleIdToken: (idToken: string) => Promise<GoogleIdentity | null>;
-  realtime: { url: string; key: string };
+  /** Supabase Realtime's URL and anon key; or, for the local stand-in, its port (the URL
+   *  then uses the host the game reached the API on) and an empty key (games use their API key). */
+  realtime: { url: string; key: string; localPort?: number };
 }
 
 export interface HandlerInput<B, Q, P> {

@@ -82,6 +82,7 @@ export async function startTestApp(
     realtime: {
       url: realtime?.url ?? env.MANETTE_REALTIME_URL ?? 'ws://127.0.0.1:1/realtime/v1',
       key: env.MANETTE_REALTIME_KEY ?? '',
+      localPort: realtime?.port,
     },
     verifyGoogleIdToken: createGoogleVerifier(settings.MANETTE_GOOGLE_JWKS_URL),
   }, opts.logs
