@@ -8,7 +8,7 @@ import { RateLimiterMemory, BurstyRateLimiter, RateLimiterRes } from 'rate-limit
 import { z } from 'zod';
 import { ApiError, ERRORS, mapError, type FieldIssue } from './http/errors.js';
 import { messageFor, type Lang } from './http/messages.js';
-import type { Deps, RouteDef } from './http/route.js';
+import { Reply, type Deps, type RouteDef } from './http/route.js';
 import type { RequestContext } from './db/pool.js';
 import { routes } from './routes/index.js';
 import { buildOpenApi, docsRouter } from './openapi.js';
@@ -97,8 +97,8 @@ function handle(route: RouteDef<unknown, unknown, unknown>, deps: Deps) {
       const query = parse(route.query, req.query, ERRORS.invalidQuery, l);
       const body = route.body ? parse(route.body, req.body ?? {}, route.bodyError ?? ERRORS.validationFailed, l) : undefined;
       const result = await route.handler({ body, query, params, ctx, deps, req });
-      const status = typeof route.status === 'function' ? route.status(result) : route.status ?? 200;
-      res.status(status).json({ ok: true, ...result });
+      const reply = result instanceof Reply ? result : new Reply(route.status ?? 200, result);
+      res.status(reply.status).json({ ok: true, ...reply.body });
     } catch (err) {
       next(err);
     }

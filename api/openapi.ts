@@ -24,7 +24,7 @@ export function buildOpenApi(routes: RouteDef<unknown, unknown, unknown>[], base
   for (const r of routes) {
     const success = z.object({ ok: z.literal(true) }).extend(
       r.response instanceof z.ZodObject ? r.response.shape : { data: z.unknown() });
-    const status = typeof r.status === 'number' ? r.status : 200;
+    const status = r.status ?? 200;
     registry.registerPath({
       method: r.method,
       path: r.path.replace(/:(\w+)/g, '{$1}'),

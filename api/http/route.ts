@@ -45,10 +45,15 @@ export interface RouteDef<B = unknown, Q = unknown, P = unknown> {
   bodyError?: (issues: FieldIssue[]) => ApiError;
   /** Documented response (beside `ok`). */
   response?: z.ZodType;
-  /** HTTP status on success (default 200), or computed from the result. */
-  status?: number | ((result: Record<string, unknown>) => number);
-  /** Returns the response fields beside `ok: true`. */
-  handler(input: HandlerInput<B, Q, P>): Promise<Record<string, unknown>>;
+  /** HTTP status on success (default 200). */
+  status?: number;
+  /** Returns the response fields beside `ok: true`, or a Reply when the status depends on the outcome. */
+  handler(input: HandlerInput<B, Q, P>): Promise<Record<string, unknown> | Reply>;
+}
+
+/** A success whose status is decided per request (201 created / 200 replaced). */
+export class Reply {
+  constructor(readonly status: number, readonly body: Record<string, unknown>) {}
 }
 
 export function defineRoute<B = undefined, Q = undefined, P = undefined>(def: RouteDef<B, Q, P>): RouteDef<B, Q, P> {

@@ -1,6 +1,6 @@
 // POST /storage/upload → api.storage_upload
 import { z } from 'zod';
-import { defineRoute } from '../../http/route.js';
+import { defineRoute, Reply } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';
 import { Fichier, UploadBody, requestReason, uploadFailed } from './rules.js';
 
@@ -16,15 +16,14 @@ export default defineRoute({
   body: UploadBody,
   // A malformed body is an upload failure like the others, not validation_failed.
   bodyError: () => uploadFailed('champ_invalide'),
+  status: 201, // documented; an overwrite answers 200 (see the handler)
   response: z.object({ data: z.object({ fichier: Fichier }) }),
-  status: (result) => (result.cree ? 201 : 200),
   async handler({ body, ctx, deps }) {
     const reason = requestReason(body);
     if (reason) throw uploadFailed(reason);
-    const result = await callApi(deps.pool, 'storage_upload', ctx, {
+    const { cree, data } = await callApi<{ cree: boolean; data: unknown }>(deps.pool, 'storage_upload', ctx, {
       nom: body.nom, contenu: body.contenu, mime_type: body.mime_type, ecraser: body.ecraser ?? false,
     });
-    // `cree` picks the status; made non-enumerable so that it stays off the wire.
-    return Object.defineProperty(result, 'cree', { enumerable: false });
+    return new Reply(cree ? 201 : 200, { data });
   },
 });
