@@ -76,7 +76,7 @@ select is((select count(*) from manette.sessions where game_id = current_setting
 select is((select count(*) from pg_class c where c.relnamespace = 'manette'::regnamespace and c.relkind = 'r'
            and not (c.relrowsecurity and c.relforcerowsecurity)), 0::bigint,
   'every manette table has RLS enabled and forced');
-select is((select count(*) from pg_proc p where p.pronamespace in ('api'::regnamespace, 'manette_admin'::regnamespace)
+select is((select count(*) from pg_proc p where p.pronamespace in ('api'::regnamespace, 'manette'::regnamespace, 'manette_admin'::regnamespace)
            and p.prosecdef and not coalesce('search_path=""' = any (p.proconfig), false)), 0::bigint,
   'every SECURITY DEFINER function pins search_path to empty');
 select is((select count(*) from pg_proc p where p.pronamespace in ('api'::regnamespace, 'manette'::regnamespace, 'manette_admin'::regnamespace)
