@@ -193,20 +193,14 @@ language plpgsql
 set search_path = ''
 as $$
 begin
-  if action = 'initialiser' then
-    return jsonb_build_object('etat_plateau', '{}'::jsonb);
-  elsif action = 'abandonner' then
-    return manette.regles_abandon(partie, joueur_id);
+  if action in ('initialiser', 'abandonner') then
+    return manette.regles_libre(partie, joueur_id, action, donnees);
   end if;
   if joueur_id is null or partie->>'tour_joueur' is distinct from joueur_id::text then
     perform manette.refuse('pas_ton_tour');
   end if;
-  if jsonb_typeof(donnees) is distinct from 'object' then
-    perform manette.refuse('donnees_invalides');
-  end if;
-  return jsonb_build_object('etat_plateau', manette.partie_merge(partie, donnees),
-                            'tour_joueur', manette.partie_next_player(partie, joueur_id),
-                            'numero_tour', manette.partie_next_turn(partie));
+  return manette.regles_libre(partie, joueur_id, action, donnees)
+    || jsonb_build_object('tour_joueur', manette.partie_next_player(partie, joueur_id));
 end
 $$;
 
