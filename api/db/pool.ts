@@ -47,10 +47,11 @@ export async function callApi<T = Record<string, unknown>>(
   for (let attempt = 1; ; attempt++) {
     try {
       const { rows } = await pool.query({ text: sql, values: params });
-      const result = rows[0].r as T & { error?: string };
+      const result = rows[0].r as T & { error?: string; http_status?: number };
       if (result && typeof result === 'object' && typeof result.error === 'string') {
-        // Errors that must not roll back (a failed login is recorded) come back as values.
-        throw new ApiError(401, result.error);
+        // Errors that must not roll back (a failed login is recorded) come back as values:
+        // {error, http_status}, like manette.fail's code and status.
+        throw new ApiError(result.http_status ?? 500, result.error);
       }
       return result;
     } catch (err) {

@@ -190,7 +190,7 @@ begin
   returning * into attempt;
 
   if attempt.id is null or not attempt.succeeded then
-    return jsonb_build_object('error', 'invalid_credentials');
+    return jsonb_build_object('error', 'invalid_credentials', 'http_status', 401);
   end if;
   return manette.open_session(attempt.player_id, body->>'token');
 end
