@@ -82,7 +82,7 @@ export function createApp(deps: Deps, logger: Logger): express.Express {
   return app;
 }
 
-export function lang(req: Request): Lang {
+function lang(req: Request): Lang {
   return req.acceptsLanguages('fr', 'en') === 'en' ? 'en' : 'fr';
 }
 

@@ -24,7 +24,6 @@ export const ERRORS = {
   invalidQuery: (details: FieldIssue[]) => new ApiError(400, 'invalid_query', { details }),
   payloadTooLarge: () => new ApiError(413, 'payload_too_large'),
   notFound: () => new ApiError(404, 'not_found'),
-  methodNotAllowed: () => new ApiError(405, 'method_not_allowed'),
   playerNotFound: () => new ApiError(404, 'player_not_found'),
   rateLimited: (retryAfter: number) => new ApiError(429, 'rate_limited', { retryAfter }),
   unavailable: () => new ApiError(503, 'unavailable'),

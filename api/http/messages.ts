@@ -15,7 +15,6 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
   pseudo_taken: { fr: 'Ce pseudo est déjà pris.', en: 'This username is already taken.' },
   email_taken: { fr: 'Cette adresse e-mail est déjà utilisée.', en: 'This e-mail address is already in use.' },
   not_found: { fr: 'Cette adresse n’existe pas.', en: 'This endpoint does not exist.' },
-  method_not_allowed: { fr: 'Méthode non autorisée sur cette adresse.', en: 'Method not allowed on this endpoint.' },
   table_not_found: { fr: 'Table introuvable.', en: 'Table not found.' },
   leaderboard_not_found: { fr: 'Classement introuvable.', en: 'Leaderboard not found.' },
   mode_not_found: { fr: 'Mode de jeu introuvable.', en: 'Game mode not found.' },
