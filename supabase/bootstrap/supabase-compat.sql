@@ -24,22 +24,32 @@ create schema if not exists realtime;
 grant usage on schema extensions, auth to anon, authenticated, service_role;
 
 -- == auth helpers that policies written for Supabase may call ===============
+-- Supabase Realtime runs RLS checks with the JWT's claims in request.jwt.claims (and
+-- request.jwt.claim.sub / .role); these read them the way Supabase's own do.
 do $$
 begin
   if to_regprocedure('auth.uid()') is null then
     create function auth.uid() returns uuid language sql stable as $f$
-      select nullif(current_setting('request.jwt.claim.sub', true), '')::uuid
+      select coalesce(nullif(current_setting('request.jwt.claim.sub', true), ''),
+                      (nullif(current_setting('request.jwt.claims', true), '')::jsonb ->> 'sub'))::uuid
     $f$;
   end if;
   if to_regprocedure('auth.role()') is null then
     create function auth.role() returns text language sql stable as $f$
-      select nullif(current_setting('request.jwt.claim.role', true), '')::text
+      select coalesce(nullif(current_setting('request.jwt.claim.role', true), ''),
+                      (nullif(current_setting('request.jwt.claims', true), '')::jsonb ->> 'role'))::text
+    $f$;
+  end if;
+  if to_regprocedure('auth.jwt()') is null then
+    create function auth.jwt() returns jsonb language sql stable as $f$
+      select coalesce(nullif(current_setting('request.jwt.claim', true), ''),
+                      nullif(current_setting('request.jwt.claims', true), ''))::jsonb
     $f$;
   end if;
 end
 $$;
 
--- == realtime.messages and realtime.send =====================================
+-- == realtime.messages, realtime.topic and realtime.send =======================
 -- Supabase Realtime reads realtime.messages through logical replication, so a
 -- broadcast exists only once the sending transaction commits. The local
 -- stand-in gets the same guarantee from NOTIFY, which Postgres delivers only
@@ -61,8 +71,28 @@ begin
     alter table realtime.messages enable row level security;
   end if;
 
-  if to_regprocedure('realtime.send(jsonb, text, text, boolean)') is null then
-    create function realtime.send(payload jsonb, event text, topic text, private boolean default true)
+  -- The grants Supabase gives on its own table (RLS policies then decide), only on ours.
+  if (select c.relowner from pg_class c where c.oid = 'realtime.messages'::regclass)
+     = (select r.oid from pg_roles r where r.rolname = current_user) then
+    grant usage on schema realtime to anon, authenticated, service_role;
+    grant select, insert, update on realtime.messages to anon, authenticated, service_role;
+  end if;
+
+  -- The topic of the channel whose rights Realtime is checking (set by Realtime and by
+  -- realtime.send), for policies on realtime.messages.
+  if to_regprocedure('realtime.topic()') is null then
+    create function realtime.topic() returns text language sql stable as $f$
+      select nullif(current_setting('realtime.topic', true), '')::text
+    $f$;
+    grant execute on function realtime.topic() to anon, authenticated, service_role;
+  end if;
+
+  -- Created when missing, and kept up to date when it is the stand-in's own (it notifies
+  -- realtime_local_broadcast). inserted_at is the clock time of the call, so rows of one
+  -- transaction sort in call order when the stand-in catches up after a lost connection.
+  if coalesce((select p.prosrc like '%realtime_local_broadcast%' from pg_proc p
+         where p.oid = to_regprocedure('realtime.send(jsonb, text, text, boolean)')), true) then
+    create or replace function realtime.send(payload jsonb, event text, topic text, private boolean default true)
     returns void
     language plpgsql
     security definer
@@ -72,8 +102,9 @@ begin
       message_id uuid;
     begin
       begin
-        insert into realtime.messages (payload, event, topic, private, extension)
-        values (payload, event, topic, private, 'broadcast')
+        perform set_config('realtime.topic', topic, true);
+        insert into realtime.messages (payload, event, topic, private, extension, inserted_at, updated_at)
+        values (payload, event, topic, private, 'broadcast', clock_timestamp()::timestamp, clock_timestamp()::timestamp)
         returning id into message_id;
         perform pg_notify('realtime_local_broadcast', message_id::text);
       exception when others then

@@ -1,19 +1,47 @@
 // Channel semantics of Supabase Realtime for broadcast and presence: what
 // Phoenix.Socket, RealtimeWeb.RealtimeChannel (+ BroadcastHandler,
-// PresenceHandler) and MessageDispatcher do with each client message.
+// PresenceHandler) and MessageDispatcher do with each client message,
+// including channel authorization (RLS policies on realtime.messages, see
+// authorization.ts) and the token's lifetime (confirm_token, access_token).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { WebSocket } from 'ws';
 import { decode, encode, type Inbound, type Json, type JsonObject, type Outbound, type Vsn } from './protocol.js';
 import type { Log } from './listener.js';
+import { newPolicies, type AuthorizationContext, type AuthorizationError, type Authorizer, type Policies } from './authorization.js';
+import { confirmToken, joinReason, shutdownMessage } from './jwt.js';
 
-export interface Conn { ws: WebSocket; vsn: Vsn; channels: Map<string, Channel>; lastSeen: number }
+type Task = () => void | Promise<void>;
+
+export interface Conn {
+  ws: WebSocket; vsn: Vsn; channels: Map<string, Channel>; lastSeen: number;
+  /** UserSocket assigns.tenant_token: the socket's apikey when it is a JWT verified with the jwt_secret. */
+  tenantToken?: string;
+  /** Client messages and channel timers, handled one at a time like the socket/channel processes do. */
+  inbox: Task[]; busy: boolean; closed: boolean;
+}
 
 interface Channel {
-  conn: Conn; topic: string; joinRef: Json; room: string;
+  conn: Conn; topic: string; subTopic: string; joinRef: Json; room: string; isPrivate: boolean;
   self: boolean; ack: boolean;
   presenceKey: string; presenceEnabled: boolean;
   /** Tracked presence: meta = the track payload + phx_ref (Phoenix.Presence). */
   presence?: { meta: JsonObject; canonical: string };
+  /** assigns.access_token: the token verified at join (or by the last access_token message). */
+  accessToken?: string;
+  /** assigns.authorization_context, when the channel has a verified token. */
+  ctx?: AuthorizationContext;
+  /** assigns.policies: set on private channels only (nil on public ones). */
+  policies?: Policies;
+  /** assigns.confirm_token_ref */
+  confirmTimer?: NodeJS.Timeout;
+  closed: boolean;
+}
+
+export interface HubOptions {
+  log: Log;
+  /** The tenant's jwt_secret as a key (its UTF-8 bytes). */
+  jwtKey: Uint8Array;
+  authorizer: Authorizer;
 }
 
 /**
@@ -31,21 +59,39 @@ const canonical = (v: Json): string => JSON.stringify(v, (_k, val: unknown) =>
 // Phoenix.Tracker refs: 8 random bytes, base64.
 const newPhxRef = (): string => randomBytes(8).toString('base64');
 const j = JSON.stringify;
+// Elixir truthiness (nil and false are falsy), for `a || b` on join params.
+const elixirOr = (a: unknown, b: unknown): unknown => (a === undefined || a === null || a === false ? b : a);
+
+const cannotRead = (subTopic: string) => `You do not have permissions to read from this Channel topic: ${subTopic}`;
+const UNABLE_TO_CONNECT = 'Realtime was unable to connect to the project database';
+/** A task that does not settle in time no longer holds the connection's later messages. */
+const TASK_DEADLINE_MS = 20_000;
+/** Messages waiting behind a slow join; beyond this a flooding client's messages are dropped. */
+const MAX_INBOX = 10_000;
 
 export class Hub {
   readonly conns = new Set<Conn>();
   private readonly rooms = new Map<string, Set<Channel>>();
+  private readonly log: Log;
+  private readonly jwtKey: Uint8Array;
+  private readonly authorizer: Authorizer;
 
-  constructor(private readonly log: Log) {}
+  constructor(opts: HubOptions) {
+    this.log = opts.log;
+    this.jwtKey = opts.jwtKey;
+    this.authorizer = opts.authorizer;
+  }
 
-  open(ws: WebSocket, vsn: Vsn): Conn {
-    const conn: Conn = { ws, vsn, channels: new Map(), lastSeen: Date.now() };
+  open(ws: WebSocket, vsn: Vsn, tenantToken?: string): Conn {
+    const conn: Conn = { ws, vsn, channels: new Map(), lastSeen: Date.now(), tenantToken, inbox: [], busy: false, closed: false };
     this.conns.add(conn);
     return conn;
   }
 
   /** Socket closed: its channels terminate, tracked presences leave (presence_diff to the others). */
   close(conn: Conn): void {
+    conn.closed = true;
+    conn.inbox.length = 0;
     for (const ch of [...conn.channels.values()]) this.removeChannel(ch);
     this.conns.delete(conn);
   }
@@ -61,10 +107,56 @@ export class Hub {
       this.log('warn', `realtime: MalformedWebSocketMessage: ${(err as Error).message}`, { vsn: conn.vsn, frame });
       return;
     }
-    try {
-      this.route(conn, msg);
-    } catch (err) {
-      this.log('error', 'realtime: UnknownErrorOnWebSocketMessage', { error: (err as Error).message, topic: msg.topic, event: msg.event });
+    // Phoenix.Socket answers heartbeats itself, at once, even while a join is being authorized.
+    if (msg.topic === 'phoenix' && msg.event === 'heartbeat') {
+      return this.send(conn, { type: 'reply', joinRef: null, ref: msg.ref, topic: 'phoenix', status: 'ok', response: {} });
+    }
+    if (conn.inbox.length >= MAX_INBOX) {
+      return this.log('warn', 'realtime: too many messages waiting on this socket, message dropped', { topic: msg.topic, event: msg.event });
+    }
+    this.enqueue(conn, () => this.route(conn, msg));
+  }
+
+  /**
+   * Everything a socket's channels do runs through its inbox, in arrival order:
+   * Phoenix handles a socket's frames one after the other (and a channel's
+   * messages one after the other), so a broadcast sent right after a join is
+   * handled once that join, which may wait on the database, is done.
+   */
+  private enqueue(conn: Conn, task: Task): void {
+    if (conn.closed) return;
+    conn.inbox.push(task);
+    if (!conn.busy) this.pump(conn);
+  }
+
+  private pump(conn: Conn): void {
+    while (!conn.busy && !conn.closed) {
+      const task = conn.inbox.shift();
+      if (!task) return;
+      let result: void | Promise<void>;
+      try {
+        result = task();
+      } catch (err) {
+        this.log('error', 'realtime: UnknownErrorOnWebSocketMessage', { error: (err as Error).message });
+        continue;
+      }
+      if (!(result instanceof Promise)) continue;
+      conn.busy = true;
+      let timer: NodeJS.Timeout | undefined;
+      const bounded = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          this.log('error', 'realtime: a channel operation did not finish in time, moving on');
+          resolve();
+        }, TASK_DEADLINE_MS);
+        timer.unref();
+      });
+      Promise.race([result, bounded])
+        .catch((err: Error) => this.log('error', 'realtime: UnknownErrorOnWebSocketMessage', { error: err.message }))
+        .finally(() => {
+          clearTimeout(timer);
+          conn.busy = false;
+          this.pump(conn);
+        });
     }
   }
 
@@ -72,7 +164,8 @@ export class Hub {
    * A broadcast from the database (realtime.send, via BatchBroadcast) or the
    * REST API: a Phoenix.Socket.Broadcast with payload
    * {event, meta: {id}, payload, type: "broadcast"} sent as JSON (text frame) to
-   * every subscriber, V1 and V2 alike. payloadJson is the user payload, verbatim.
+   * every subscriber allowed to read broadcasts, V1 and V2 alike. payloadJson is
+   * the user payload, verbatim.
    */
   deliver(m: { topic: string; isPrivate: boolean; event: string; payloadJson: string; id?: string }): void {
     const meta = m.id === undefined ? '' : `"meta":{"id":${j(m.id)}},`;
@@ -82,11 +175,7 @@ export class Hub {
     });
   }
 
-  private route(conn: Conn, msg: Inbound): void {
-    // Phoenix.Socket answers heartbeats itself.
-    if (msg.topic === 'phoenix' && msg.event === 'heartbeat') {
-      return this.send(conn, { type: 'reply', joinRef: null, ref: msg.ref, topic: 'phoenix', status: 'ok', response: {} });
-    }
+  private route(conn: Conn, msg: Inbound): void | Promise<void> {
     if (msg.event === 'phx_join') return this.join(conn, msg);
     const ch = conn.channels.get(msg.topic);
     if (!ch) {
@@ -110,14 +199,14 @@ export class Hub {
       case 'presence':
         return this.clientPresence(ch, msg);
       case 'access_token':
-        return; // accepted without reply; JWTs are not verified locally
+        return this.refreshToken(ch, msg);
       default:
         // RealtimeChannel.handle_in fallback: ignored, no reply.
         return this.log('info', `realtime: unexpected message from client of type \`${msg.event}\``, { topic: ch.topic });
     }
   }
 
-  private join(conn: Conn, msg: Inbound): void {
+  private join(conn: Conn, msg: Inbound): void | Promise<void> {
     const { topic, joinRef, ref } = msg;
     if (!topic.startsWith('realtime:')) {
       // UserSocket only routes "realtime:*"; Phoenix replies "unmatched topic" without join_ref.
@@ -130,38 +219,205 @@ export class Hub {
       this.push(existing, 'phx_close', '{}', existing.joinRef);
     }
     const subTopic = topic.slice('realtime:'.length);
-    if (subTopic === '') {
-      return this.send(conn, { type: 'reply', joinRef, ref, topic, status: 'error', response: { reason: 'TopicNameRequired: You must provide a topic name' } });
-    }
+    const refuse = (reason: string): void => {
+      this.log('warn', `realtime: join refused: ${reason}`, { topic });
+      this.send(conn, { type: 'reply', joinRef, ref, topic, status: 'error', response: { reason } });
+    };
+    if (subTopic === '') return refuse('TopicNameRequired: You must provide a topic name');
     // RealtimeWeb.Channels.Payloads.Join, parsed leniently like Supabase (invalid fields fall back to defaults).
     const params = msg.payload.kind === 'json' && isObject(msg.payload.value) ? msg.payload.value : {};
     const config = isObject(params.config) ? params.config : undefined;
     const broadcast = config && isObject(config.broadcast) ? config.broadcast : {};
     const presence = config && isObject(config.presence) ? config.presence : undefined;
     const key = presence?.key;
+    const isPrivate = flag(config?.private);
     const ch: Channel = {
-      conn, topic, joinRef, room: roomOf(subTopic, flag(config?.private)),
+      conn, topic, subTopic, joinRef, room: roomOf(subTopic, isPrivate), isPrivate,
       self: flag(broadcast.self), ack: flag(broadcast.ack),
       // Join.presence_key: a generated UUID when the key is "" or absent.
       presenceKey: (typeof key === 'string' && key !== '') || typeof key === 'number' || typeof key === 'boolean' ? String(key) : randomUUID(),
       // Join.presence_enabled?: config.presence.enabled, or true when the join carries no presence config.
       presenceEnabled: presence ? flag(presence.enabled) : true,
+      closed: false,
     };
     if (Array.isArray(config?.postgres_changes) && config.postgres_changes.length > 0) {
       this.log('warn', 'realtime: postgres_changes is not supported by the local Realtime (join replies with an empty list)', { topic });
     }
-    conn.channels.set(topic, ch);
+
+    // RealtimeChannel.assign_access_token: user_token, else access_token, else the socket's
+    // tenant token; an "sb_" key (a publishable/secret key, not a JWT) means the tenant token.
+    const given = elixirOr(params.access_token, params.user_token);
+    const token = typeof given === 'string' && given.startsWith('sb_') ? conn.tenantToken
+      : typeof params.user_token === 'string' ? params.user_token
+        : typeof params.access_token === 'string' ? params.access_token
+          : conn.tenantToken;
+
+    if (token === undefined) {
+      // Local keys are not JWTs: a public channel is joined without claims. A private one
+      // needs claims for its policies (maybe_assign_policies), so it is refused.
+      if (isPrivate) return refuse(`Unauthorized: ${cannotRead(subTopic)}`);
+      return this.completeJoin(ch, ref);
+    }
+
+    return (async () => {
+      // confirm_token: the token is verified on every channel, public ones too.
+      const confirmed = await confirmToken(token, this.jwtKey);
+      if (conn.closed) return;
+      if (!confirmed.ok) return refuse(joinReason(confirmed.error));
+      ch.accessToken = token;
+      ch.ctx = this.context(subTopic, confirmed.claims);
+      if (isPrivate) {
+        // maybe_assign_policies: read policies, one of broadcast/presence read is required.
+        const res = await this.authorizer.read(newPolicies(), ch.ctx, ch.presenceEnabled);
+        if (conn.closed) return;
+        if (!res.ok) return refuse(this.readErrorReason(res.error, subTopic));
+        if (!res.policies.broadcast.read && !res.policies.presence.read) return refuse(`Unauthorized: ${cannotRead(subTopic)}`);
+        ch.policies = res.policies;
+      }
+      this.completeJoin(ch, ref);
+      this.scheduleConfirm(ch, confirmed.checkInMs);
+    })();
+  }
+
+  /** Subscribes the joined channel to its room, replies ok and syncs presence. */
+  private completeJoin(ch: Channel, ref: Json): void {
+    const { conn } = ch;
+    conn.channels.set(ch.topic, ch);
     let subs = this.rooms.get(ch.room);
     if (!subs) this.rooms.set(ch.room, (subs = new Set()));
     subs.add(ch);
     // RealtimeChannel.join returns {:ok, %{postgres_changes: [...]}, socket}; realtime-js
     // matches that list against its postgres_changes bindings.
-    this.send(conn, { type: 'reply', joinRef, ref, topic, status: 'ok', response: { postgres_changes: [] } });
-    // :sync_presence right after the join when presence is enabled.
-    if (ch.presenceEnabled) this.push(ch, 'presence_state', j(this.presenceState(ch.room)));
+    this.send(conn, { type: 'reply', joinRef: ch.joinRef, ref, topic: ch.topic, status: 'ok', response: { postgres_changes: [] } });
+    // :sync_presence right after the join when presence is enabled (PresenceHandler.sync:
+    // on a private channel only with presence read).
+    if (ch.presenceEnabled && this.canReadPresence(ch)) this.push(ch, 'presence_state', j(this.presenceState(ch.room)));
   }
 
-  private clientBroadcast(ch: Channel, msg: Inbound): void {
+  /** assign_authorization_context: the claims, role and sub the policies see. */
+  private context(subTopic: string, claims: JsonObject): AuthorizationContext {
+    return { topic: subTopic, claims, role: claims.role, sub: claims.sub };
+  }
+
+  /** The join reply for a failed read authorization (maybe_assign_policies + join's else clauses). */
+  private readErrorReason(e: AuthorizationError, subTopic: string): string {
+    switch (e.kind) {
+      case 'rls_policy_error':
+        this.log('error', `realtime: RlsPolicyError: ${e.message}`, { topic: subTopic });
+        return `Unauthorized: ${cannotRead(subTopic)}`;
+      case 'query_canceled': return `QueryCanceled: ${e.message}`;
+      case 'missing_partition': return 'MissingPartition: Realtime was unable to find the expected messages partition';
+      case 'tenant_database_unavailable':
+        this.log('error', `realtime: UnableToConnectToProject: ${e.message}`, { topic: subTopic });
+        return `UnableToConnectToProject: ${UNABLE_TO_CONNECT}`;
+    }
+  }
+
+  /** confirm_token's timer: Process.send_after(self(), :confirm_token, interval), replaced by each new one. */
+  private scheduleConfirm(ch: Channel, delayMs: number): void {
+    if (ch.confirmTimer) clearTimeout(ch.confirmTimer);
+    // A few ms late rather than early: Node timers may fire a millisecond ahead.
+    ch.confirmTimer = setTimeout(() => this.enqueue(ch.conn, () => this.confirmTokenTick(ch)), delayMs + 5);
+    ch.confirmTimer.unref();
+  }
+
+  /** handle_info(:confirm_token): the token is checked again; expired -> system error and the channel stops. */
+  private async confirmTokenTick(ch: Channel): Promise<void> {
+    ch.confirmTimer = undefined;
+    if (ch.closed) return;
+    const res = await confirmToken(ch.accessToken, this.jwtKey);
+    if (ch.closed) return;
+    if (!res.ok) return this.shutdown(ch, shutdownMessage(res.error));
+    this.scheduleConfirm(ch, res.checkInMs);
+  }
+
+  /**
+   * handle_in("access_token"): a new token replaces the channel's one. The same token,
+   * null or an "sb_" key are ignored. The new token is verified, the read policies of a
+   * private channel evaluated again (write policies are reset, evaluated on next use), and
+   * the channel stops if anything fails or a read permission it had is gone.
+   */
+  private refreshToken(ch: Channel, msg: Inbound): void | Promise<void> {
+    const p = msg.payload.kind === 'json' && isObject(msg.payload.value) ? msg.payload.value : undefined;
+    const token = p?.access_token;
+    if (!p || !('access_token' in p) || (token !== null && typeof token !== 'string')) {
+      return this.log('info', 'realtime: unexpected message from client of type `access_token`', { topic: ch.topic });
+    }
+    if (token === null || token === ch.accessToken || token.startsWith('sb_')) return;
+    return (async () => {
+      const previous = ch.policies;
+      ch.accessToken = token;
+      const confirmed = await confirmToken(token, this.jwtKey);
+      if (ch.closed) return;
+      if (!confirmed.ok) return this.shutdown(ch, shutdownMessage(confirmed.error));
+      ch.ctx = this.context(ch.subTopic, confirmed.claims);
+      if (ch.isPrivate) {
+        const res = await this.authorizer.read(newPolicies(), ch.ctx, ch.presenceEnabled);
+        if (ch.closed) return;
+        if (!res.ok) {
+          if (res.error.kind === 'rls_policy_error') {
+            this.log('error', `realtime: RlsPolicyError: ${res.error.message}`, { topic: ch.topic });
+            return this.shutdown(ch, cannotRead(ch.subTopic));
+          }
+          if (res.error.kind === 'query_canceled') return this.shutdown(ch, 'Query was cancelled, please try again');
+          return this.shutdown(ch, UNABLE_TO_CONNECT);
+        }
+        const now = res.policies;
+        if (!now.broadcast.read && !now.presence.read) return this.shutdown(ch, cannotRead(ch.subTopic));
+        // check_read_permissions_revoked: a read that was true and is now false.
+        const revoked = (a?: boolean, b?: boolean) => a === true && b === false;
+        if (previous && (revoked(previous.broadcast.read, now.broadcast.read) || revoked(previous.presence.read, now.presence.read))) {
+          return this.shutdown(ch, `You no longer have permission to read from this Channel topic: ${ch.subTopic}`);
+        }
+        ch.policies = now;
+      }
+      this.scheduleConfirm(ch, confirmed.checkInMs);
+    })();
+  }
+
+  /**
+   * RealtimeChannel.shutdown_response: a "system" error message, then {:stop, :normal}:
+   * the channel terminates (presence untracked) and Phoenix.Socket sends phx_close.
+   */
+  private shutdown(ch: Channel, message: string): void {
+    if (ch.closed) return;
+    this.log('warn', `realtime: ChannelShutdown: ${message}`, { topic: ch.topic });
+    this.push(ch, 'system', j({ extension: 'system', status: 'error', message, channel: ch.subTopic }));
+    this.removeChannel(ch);
+    this.push(ch, 'phx_close', '{}', ch.joinRef);
+  }
+
+  private clientBroadcast(ch: Channel, msg: Inbound): void | Promise<void> {
+    if (!ch.isPrivate) return this.sendBroadcast(ch, msg);
+    // BroadcastHandler.handle (private): write policies are evaluated on first use, then kept.
+    const policies = ch.policies ?? newPolicies();
+    if (policies.broadcast.write !== undefined) {
+      if (policies.broadcast.write) return this.sendBroadcast(ch, msg);
+      return; // {:noreply, socket}: dropped, no ack
+    }
+    return (async () => {
+      const res = await this.authorizer.write(policies, ch.ctx!);
+      if (ch.closed) return;
+      if (!res.ok) {
+        // Logged, message dropped, no reply.
+        return this.log('error', `realtime: ${this.writeErrorCode(res.error)}`, { topic: ch.topic });
+      }
+      ch.policies = res.policies;
+      if (res.policies.broadcast.write) this.sendBroadcast(ch, msg);
+    })();
+  }
+
+  private writeErrorCode(e: AuthorizationError): string {
+    switch (e.kind) {
+      case 'rls_policy_error': return `RlsPolicyError: ${e.message}`;
+      case 'query_canceled': return `QueryCanceled: ${e.message}`;
+      case 'missing_partition': return 'MissingPartition: Realtime was unable to find the expected messages partition';
+      case 'tenant_database_unavailable': return `UnableToConnectToProject: ${UNABLE_TO_CONNECT} (${e.message})`;
+    }
+  }
+
+  /** BroadcastHandler.send_message (+ the ack reply). */
+  private sendBroadcast(ch: Channel, msg: Inbound): void {
     const p = msg.payload;
     let out: Outbound;
     if (p.kind === 'user_broadcast') {
@@ -180,39 +436,86 @@ export class Hub {
     if (ch.ack) this.reply(ch, msg.ref, 'ok', {});
   }
 
-  private clientPresence(ch: Channel, msg: Inbound): void {
+  private clientPresence(ch: Channel, msg: Inbound): void | Promise<void> {
     const p = msg.payload.kind === 'json' ? msg.payload.value : null;
     // PresenceHandler.handle without an "event" is a no-op that still replies ok.
     if (!isObject(p) || typeof p.event !== 'string') return this.reply(ch, msg.ref, 'ok', {});
-    const key = ch.presenceKey;
-    switch (p.event.toLowerCase()) {
-      case 'track': {
-        const data = p.payload === undefined ? {} : p.payload;
-        if (!isObject(data)) return this.reply(ch, msg.ref, 'error', { reason: 'Presence track payload must be a map' });
-        const prev = ch.presence;
-        const c = canonical(data);
-        if (prev?.canonical === c) return this.reply(ch, msg.ref, 'ok', {}); // unchanged payload: no-op
-        // Presence.track, or Presence.update when already tracked (new phx_ref, phx_ref_prev = old one).
-        const meta: JsonObject = { ...data, phx_ref: newPhxRef(), ...(prev ? { phx_ref_prev: prev.meta.phx_ref ?? null } : {}) };
-        ch.presence = { meta, canonical: c };
-        const wasEnabled = ch.presenceEnabled;
-        ch.presenceEnabled = true;
-        this.reply(ch, msg.ref, 'ok', {});
-        // A track on a channel joined without presence enables it and syncs the state now.
-        if (!wasEnabled) this.push(ch, 'presence_state', j(this.presenceState(ch.room)));
-        return this.presenceDiff(ch, { [key]: { metas: [meta] } }, prev ? { [key]: { metas: [prev.meta] } } : {});
-      }
+    const event = p.event.toLowerCase();
+    if (event === 'track' && ch.isPrivate) {
+      const policies = ch.policies ?? newPolicies();
+      if (policies.presence.write === undefined) return this.authorizeTrack(ch, msg, p, policies);
+      // handle_presence_event("track") when not can_write_presence?: {:error, :unauthorized} -> {:reply, :error}.
+      if (!policies.presence.write) return this.presenceDenied(ch, msg.ref, 'unauthorized');
+    }
+    switch (event) {
+      case 'track':
+        return this.track(ch, msg.ref, p);
       case 'untrack': {
         const prev = ch.presence;
         ch.presence = undefined;
         this.reply(ch, msg.ref, 'ok', {});
-        if (prev) this.presenceDiff(ch, {}, { [key]: { metas: [prev.meta] } });
+        if (prev) this.presenceDiff(ch, {}, { [ch.presenceKey]: { metas: [prev.meta] } });
         return;
       }
       default:
         this.log('warn', `realtime: UnknownPresenceEvent ${p.event}`, { topic: ch.topic });
         return this.reply(ch, msg.ref, 'error', {});
     }
+  }
+
+  /**
+   * PresenceHandler.handle_presence_event("track") on a private channel whose presence
+   * write is not evaluated: presence read first if the join skipped it (presence was
+   * disabled), then the write policies, then the track itself.
+   */
+  private async authorizeTrack(ch: Channel, msg: Inbound, p: JsonObject, policies: Policies): Promise<void> {
+    let current = policies;
+    if (current.presence.read === undefined) {
+      const res = await this.authorizer.read(current, ch.ctx!, true);
+      if (ch.closed) return;
+      if (!res.ok) return this.presenceDenied(ch, msg.ref, this.writeErrorCode(res.error));
+      current = res.policies;
+    }
+    const res = await this.authorizer.write(current, ch.ctx!, true);
+    if (ch.closed) return;
+    if (!res.ok) return this.presenceDenied(ch, msg.ref, this.writeErrorCode(res.error));
+    ch.policies = res.policies;
+    if (!res.policies.presence.write) return this.presenceDenied(ch, msg.ref, 'unauthorized');
+    this.track(ch, msg.ref, p);
+  }
+
+  /** handle_in("presence") `{:error, error}`: log_error("UnableToHandlePresence") and {:reply, :error, socket}. */
+  private presenceDenied(ch: Channel, ref: Json, why: string): void {
+    this.log('error', `realtime: UnableToHandlePresence: ${why}`, { topic: ch.topic });
+    this.reply(ch, ref, 'error', {});
+  }
+
+  private track(ch: Channel, ref: Json, p: JsonObject): void {
+    const key = ch.presenceKey;
+    const data = p.payload === undefined ? {} : p.payload;
+    if (!isObject(data)) return this.reply(ch, ref, 'error', { reason: 'Presence track payload must be a map' });
+    const prev = ch.presence;
+    const c = canonical(data);
+    if (prev?.canonical === c) return this.reply(ch, ref, 'ok', {}); // unchanged payload: no-op
+    // Presence.track, or Presence.update when already tracked (new phx_ref, phx_ref_prev = old one).
+    const meta: JsonObject = { ...data, phx_ref: newPhxRef(), ...(prev ? { phx_ref_prev: prev.meta.phx_ref ?? null } : {}) };
+    ch.presence = { meta, canonical: c };
+    const wasEnabled = ch.presenceEnabled;
+    ch.presenceEnabled = true;
+    this.reply(ch, ref, 'ok', {});
+    // A track on a channel joined without presence enables it and syncs the state now.
+    if (!wasEnabled && this.canReadPresence(ch)) this.push(ch, 'presence_state', j(this.presenceState(ch.room)));
+    this.presenceDiff(ch, { [key]: { metas: [meta] } }, prev ? { [key]: { metas: [prev.meta] } } : {});
+  }
+
+  /** Public channels always; private ones with presence read (PresenceHandler.can_read_presence?). */
+  private canReadPresence(ch: Channel): boolean {
+    return !ch.isPrivate || ch.policies?.presence.read === true;
+  }
+
+  /** MessageDispatcher: broadcasts reach a private channel only with broadcast read. */
+  private canReadBroadcast(ch: Channel): boolean {
+    return !ch.isPrivate || ch.policies?.broadcast.read === true;
   }
 
   /** Phoenix.Presence.list grouped: {key: {metas: [meta, ...]}}. */
@@ -224,12 +527,18 @@ export class Hub {
     return state;
   }
 
-  /** presence_diff goes to every subscriber of the room, the tracking socket included (it comes from the Presence process). */
+  /**
+   * presence_diff goes to every subscriber of the room allowed to read presence, the
+   * tracking socket included (it comes from the Presence process).
+   */
   private presenceDiff(ch: Channel, joins: Json, leaves: Json): void {
     this.broadcast(ch.room, { type: 'message', joinRef: null, ref: null, topic: ch.topic, event: 'presence_diff', payloadJson: j({ joins, leaves }) });
   }
 
   private removeChannel(ch: Channel): void {
+    ch.closed = true;
+    if (ch.confirmTimer) clearTimeout(ch.confirmTimer);
+    ch.confirmTimer = undefined;
     if (ch.conn.channels.get(ch.topic) === ch) ch.conn.channels.delete(ch.topic);
     const subs = this.rooms.get(ch.room);
     subs?.delete(ch);
@@ -245,13 +554,17 @@ export class Hub {
   /**
    * MessageDispatcher.dispatch: encode once per serializer, send to each
    * subscriber's socket. All channels of a room share the topic "realtime:<name>".
+   * On private channels, broadcasts need broadcast read and presence_diff
+   * presence read (the fastlane metadata's broadcast_read?/presence_read?).
    */
   private broadcast(room: string, out: Outbound, except?: Channel): void {
     const subs = this.rooms.get(room);
     if (!subs) return;
+    const isPresence = out.type === 'message' && out.event === 'presence_diff';
     const cache = new Map<Vsn, string | Buffer | undefined>();
     for (const ch of subs) {
       if (ch === except) continue;
+      if (!(isPresence ? this.canReadPresence(ch) : this.canReadBroadcast(ch))) continue;
       const vsn = ch.conn.vsn;
       if (!cache.has(vsn)) cache.set(vsn, encode(vsn, out));
       const data = cache.get(vsn);

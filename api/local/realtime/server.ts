@@ -1,13 +1,17 @@
 // Local stand-in for Supabase Realtime (broadcast + presence) used by the
 // embedded stack: the Phoenix WebSocket protocol at /realtime/v1/websocket
 // (vsn 1.0.0 JSON objects, vsn 2.0.0 JSON arrays + binary broadcasts), so that
-// the unmodified @supabase/realtime-js and hand-written game clients work, and
-// delivery of realtime.send() rows committed in the database.
+// the unmodified @supabase/realtime-js and hand-written game clients work,
+// delivery of realtime.send() rows committed in the database, and channel
+// authorization by the RLS policies on realtime.messages, with JWTs signed
+// with the tenant's jwt_secret.
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { createAuthorizer } from './authorization.js';
 import { Hub } from './hub.js';
+import { authorizeToken, handshakeError, looksLikeJwt } from './jwt.js';
 import { startBroadcastListener, type Log } from './listener.js';
 import { negotiateVsn, type Vsn } from './protocol.js';
 
@@ -15,8 +19,19 @@ export interface LocalRealtimeOptions {
   port: number;
   host?: string;
   databaseUrl: string;
-  /** Decides on the `apikey` (query parameter or x-api-key header). Default: any non-empty key. */
+  /**
+   * The tenant's `jwt_secret` (HS256/384/512, the string's UTF-8 bytes as the key): it
+   * verifies the tokens of channel joins and access_token messages, a socket apikey that
+   * is a JWT, and the service_role token the HTTP broadcast endpoint requires.
+   */
+  jwtSecret: string;
+  /**
+   * Decides on an `apikey` (query parameter or x-api-key header) that is not a JWT
+   * verified with jwtSecret (those are always accepted). Default: any non-empty key.
+   */
   authorize?: (apikey: string | undefined) => boolean | Promise<boolean>;
+  /** Events per second accepted by POST /realtime/v1/api/broadcast (the tenant's max_events_per_second). Default 1000. */
+  maxEventsPerSecond?: number;
   log?: (level: 'info' | 'warn' | 'error', msg: string, extra?: object) => void;
 }
 
@@ -31,6 +46,8 @@ const WS_PATH = '/realtime/v1/websocket';
 const BROADCAST_API_PATH = '/realtime/v1/api/broadcast';
 const MAX_FRAME_BYTES = 5_000_000; // max_frame_size in RealtimeWeb.Endpoint
 const IDLE_TIMEOUT_MS = 60_000; // Phoenix/Cowboy websocket timeout: no frame (heartbeat) for 60 s closes the socket
+// Tenants.validate_payload_size: max_payload_size_in_kb (default 3000) * 1000 + 500 of padding.
+const MAX_PAYLOAD_BYTES = 3000 * 1000 + 500;
 
 const defaultLog: Log = (level, msg, extra) => {
   if (level !== 'info') console.error(`[realtime] ${level}: ${msg}`, extra ?? '');
@@ -39,7 +56,11 @@ const defaultLog: Log = (level, msg, extra) => {
 export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<LocalRealtime> {
   const log = opts.log ?? defaultLog;
   const host = opts.host ?? '127.0.0.1';
-  const hub = new Hub(log);
+  if (typeof opts.jwtSecret !== 'string' || opts.jwtSecret === '') throw new Error('startLocalRealtime: jwtSecret is required');
+  const jwtKey = new TextEncoder().encode(opts.jwtSecret);
+  const maxEventsPerSecond = opts.maxEventsPerSecond ?? 1000;
+  const authorizer = createAuthorizer({ databaseUrl: opts.databaseUrl, log });
+  const hub = new Hub({ log, jwtKey, authorizer });
   const listener = await startBroadcastListener({
     databaseUrl: opts.databaseUrl,
     log,
@@ -53,6 +74,9 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
         hub.deliver({ topic: row.topic, isPrivate: row.private ?? false, event: row.event, payloadJson: row.payload, id: row.id });
       }
     },
+  }).catch(async (err: unknown) => {
+    await authorizer.close().catch(() => {});
+    throw err;
   });
 
   let closing = false;
@@ -65,9 +89,22 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
     }
   };
 
+  /**
+   * UserSocket.connect: an apikey that is a JWT verified with the jwt_secret (authorize_conn:
+   * role and exp required) becomes the socket's tenant token, used by joins that carry no
+   * token of their own; any other key is up to `authorize` (e.g. a game's API key).
+   */
+  const socketAuth = async (apikey: string | undefined): Promise<{ ok: true; tenantToken?: string } | { ok: false; error: string }> => {
+    if (!apikey) return { ok: false, error: 'API key is missing' };
+    const jwt = looksLikeJwt(apikey) ? await authorizeToken(apikey, jwtKey) : undefined;
+    if (jwt?.ok) return { ok: true, tenantToken: apikey };
+    if (await authorized(apikey)) return { ok: true };
+    return { ok: false, error: jwt && !jwt.ok ? handshakeError(jwt.error) : 'Invalid API key' };
+  };
+
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
-  const onConnection = (ws: WebSocket, vsn: Vsn): void => {
-    const conn = hub.open(ws, vsn);
+  const onConnection = (ws: WebSocket, vsn: Vsn, tenantToken: string | undefined): void => {
+    const conn = hub.open(ws, vsn, tenantToken);
     ws.on('message', (data: RawData, isBinary: boolean) => hub.receive(conn, toBuffer(data), isBinary));
     ws.on('ping', () => { conn.lastSeen = Date.now(); });
     ws.on('close', () => hub.close(conn));
@@ -83,21 +120,50 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
     // UserSocket.access_token: the x-api-key header wins over the apikey parameter.
     const apikey = header(req, 'x-api-key') ?? url.searchParams.get('apikey') ?? undefined;
     // UserSocket.connect errors answer the handshake with 401 + {"error": ...} (handle_error).
-    if (!(await authorized(apikey))) return rejectUpgrade(socket, 401, apikey ? 'Invalid API key' : 'API key is missing');
+    const auth = await socketAuth(apikey);
+    if (!auth.ok) return rejectUpgrade(socket, 401, auth.error);
     if (closing || socket.destroyed) return void socket.destroy();
-    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, vsn));
+    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, vsn, auth.tenantToken));
+  };
+
+  // Events accepted by the HTTP endpoint during the last second (the tenant's
+  // events_per_second rate counter, max_events_per_second).
+  const recentEvents: Array<{ at: number; count: number }> = [];
+  const tryConsumeEvents = (count: number): boolean => {
+    const now = Date.now();
+    while (recentEvents.length > 0 && recentEvents[0]!.at <= now - 1000) recentEvents.shift();
+    const used = recentEvents.reduce((sum, e) => sum + e.count, 0);
+    if (used + count > maxEventsPerSecond) return false;
+    recentEvents.push({ at: now, count });
+    return true;
   };
 
   // POST /realtime/v1/api/broadcast {messages: [{topic, event, payload, private?}]}: what
-  // realtime-js channel.send() falls back to when the channel is not joined (BatchBroadcast).
+  // realtime-js channel.send() falls back to when the channel is not joined (BroadcastController
+  // -> BatchBroadcast). Locally it is the server's endpoint: only a service_role JWT may use it
+  // (Supabase's RealtimeWeb.AuthTenant: the Authorization bearer, else the apikey header).
   const handleHttp = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (req.method !== 'POST' || url.pathname.replace(/\/+$/, '') !== BROADCAST_API_PATH) return sendJson(res, 404, { error: 'Not Found' });
-    const bearer = header(req, 'authorization')?.replace(/^Bearer\s+/i, '');
-    if (!(await authorized(header(req, 'apikey') ?? bearer))) return sendJson(res, 401, { error: 'Invalid API key' });
+    if (req.method !== 'POST' || url.pathname.replace(/\/+$/, '') !== BROADCAST_API_PATH) return sendJson(res, 404, { error: 'Not Found' }, true);
+    const bearer = header(req, 'authorization')?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+    const token = bearer ?? header(req, 'apikey');
+    if (!token) return sendJson(res, 401, { error: 'Unauthorized: a service_role token is required' }, true);
+    const auth = await authorizeToken(token, jwtKey);
+    if (!auth.ok) return sendJson(res, 401, { error: `Unauthorized: ${handshakeError(auth.error)}` }, true);
+    if (auth.claims.role !== 'service_role') return sendJson(res, 403, { error: 'Forbidden: only a service_role token may broadcast' }, true);
+    // Body limit = the WebSocket frame limit, refused without reading the rest.
+    const tooLarge = { error: `Request body larger than ${MAX_FRAME_BYTES} bytes` };
+    if (Number(header(req, 'content-length') ?? 0) > MAX_FRAME_BYTES) return sendJson(res, 413, tooLarge, true);
+    let text: string;
+    try {
+      text = await readBody(req, MAX_FRAME_BYTES);
+    } catch (err) {
+      if (err instanceof BodyTooLarge) return sendJson(res, 413, tooLarge, true);
+      throw err;
+    }
     let body: unknown;
     try {
-      body = JSON.parse(await readBody(req, MAX_FRAME_BYTES));
+      body = JSON.parse(text);
     } catch {
       return sendJson(res, 400, { error: 'Invalid JSON body' });
     }
@@ -109,8 +175,16 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
     if (!messages || messages.length === 0 || !valid) {
       return sendJson(res, 422, { error: 'expected {messages: [{topic, event, payload, private?}]}' });
     }
-    for (const m of messages as Array<{ topic: string; event: string; payload: object; private?: unknown }>) {
-      hub.deliver({ topic: m.topic, isPrivate: m.private === true, event: m.event, payloadJson: JSON.stringify(m.payload) });
+    const batch = (messages as Array<{ topic: string; event: string; payload: object; private?: unknown }>)
+      .map((m) => ({ m, payloadJson: JSON.stringify(m.payload) }));
+    // BatchBroadcast.validate_payload_size: each payload within max_payload_size_in_kb.
+    if (batch.some((b) => Buffer.byteLength(b.payloadJson) > MAX_PAYLOAD_BYTES)) {
+      return sendJson(res, 422, { error: 'Payload size exceeds tenant limit' });
+    }
+    // BatchBroadcast.check_rate_limit: a batch that would exceed the rate is refused whole.
+    if (!tryConsumeEvents(batch.length)) return sendJson(res, 429, { error: 'Too many messages per second' });
+    for (const { m, payloadJson } of batch) {
+      hub.deliver({ topic: m.topic, isPrivate: m.private === true, event: m.event, payloadJson });
     }
     res.writeHead(202).end();
   };
@@ -135,6 +209,7 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
     });
   } catch (err) {
     await listener.close();
+    await authorizer.close();
     throw err;
   }
   server.on('error', (err) => log('error', 'realtime: HTTP server error', { error: err.message }));
@@ -166,6 +241,7 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
         server.closeAllConnections();
         await stopped;
         await listener.close();
+        await authorizer.close();
       })();
       return closed;
     },
@@ -189,16 +265,19 @@ function rejectUpgrade(socket: Duplex, status: number, error: string): void {
     + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
-function sendJson(res: ServerResponse, status: number, body: object): void {
-  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+/** A JSON response; `close` for one sent before the request body was read (the connection is not reused). */
+function sendJson(res: ServerResponse, status: number, body: object, close = false): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', ...(close ? { Connection: 'close' } : {}) }).end(JSON.stringify(body));
 }
+
+class BodyTooLarge extends Error {}
 
 async function readBody(req: IncomingMessage, limit: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > limit) throw new Error('body too large');
+    if (size > limit) throw new BodyTooLarge('body too large');
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');

@@ -1,0 +1,556 @@
+// Channel authorization of the local Realtime (api/local/realtime) the way Supabase
+// Realtime does it, against real parts: an embedded Postgres with supabase-compat.sql
+// and RLS policies on realtime.messages (the stand-in knows nothing about them), JWTs
+// signed with jose, the unmodified @supabase/realtime-js and raw `ws` clients. Also the
+// HTTP broadcast endpoint and the catch-up after the database restarts.
+import { once } from 'node:events';
+import { request } from 'node:http';
+import { rm } from 'node:fs/promises';
+import { createServer, connect as netConnect, type Server, type Socket } from 'node:net';
+import pg from 'pg';
+import WebSocket from 'ws';
+import { SignJWT } from 'jose';
+import { RealtimeClient, type RealtimeChannel, type RealtimeClientOptions } from '@supabase/realtime-js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalRealtime, type LocalRealtime } from '../api/local/realtime/server.js';
+import { startBootstrappedPostgres, type BootstrappedPostgres } from './support/bootstrapped-postgres.js';
+import { freePort } from './support/net.js';
+
+// ---- setup --------------------------------------------------------------------
+const API_KEY = 'local-test-key';
+const JWT_SECRET = 'local-auth-test-secret-of-at-least-thirty-two-chars';
+const MAX_EVENTS_PER_SECOND = 100;
+const T = 30_000; // per-test timeout
+
+type Db = BootstrappedPostgres;
+interface Stack { db: Db; admin: pg.Client; realtime: LocalRealtime; logs: Array<{ level: string; msg: string }> }
+const startDb = startBootstrappedPostgres;
+
+// Test policies: who reads and who writes is data in the database, as in a real project.
+const POLICIES = `
+  create table public.rt_readers (sub text primary key, can_broadcast boolean not null, can_presence boolean not null);
+  create table public.rt_writers (sub text primary key);
+  grant select on public.rt_readers, public.rt_writers to authenticated;
+  insert into public.rt_readers values
+    ('alice', true, true), ('bob', true, true), ('carol', true, true), ('paula', false, true), ('rita', true, true);
+  insert into public.rt_writers values ('alice'), ('bob');
+
+  create policy "rooms: readers" on realtime.messages for select to authenticated using (
+    realtime.topic() like 'room_%' and exists (
+      select 1 from public.rt_readers r where r.sub = auth.jwt() ->> 'sub'
+        and ((messages.extension = 'broadcast' and r.can_broadcast) or (messages.extension = 'presence' and r.can_presence))));
+  create policy "rooms: writers" on realtime.messages for insert to authenticated with check (
+    realtime.topic() like 'room_%' and exists (select 1 from public.rt_writers w where w.sub = auth.jwt() ->> 'sub'));
+  -- A policy that fails: 'boom'::int.
+  create policy "boom" on realtime.messages for select to authenticated using (
+    case when realtime.topic() = 'boom' then realtime.topic()::int = 1 else false end);
+  -- A slow one, to see a socket's messages wait for its join.
+  create policy "slow: read" on realtime.messages for select to authenticated using (
+    case when realtime.topic() = 'slow' then (select true from pg_sleep(0.8)) else false end);
+  create policy "slow: write" on realtime.messages for insert to authenticated with check (realtime.topic() = 'slow');
+`;
+
+async function startStack(db: Db, extra: { maxEventsPerSecond?: number } = {}): Promise<Stack> {
+  const admin = new pg.Client({ connectionString: db.databaseUrl });
+  admin.on('error', () => {});
+  await admin.connect();
+  const logs: Stack['logs'] = [];
+  const realtime = await startLocalRealtime({
+    port: 0, databaseUrl: db.databaseUrl, jwtSecret: JWT_SECRET, authorize: (key) => key === API_KEY,
+    log: (level, msg) => logs.push({ level, msg }), ...extra,
+  });
+  return { db, admin, realtime, logs };
+}
+
+let db: Db;
+let stack: Stack;
+beforeAll(async () => {
+  db = await startDb(false);
+  const c = new pg.Client({ connectionString: db.databaseUrl });
+  await c.connect();
+  await c.query(POLICIES);
+  await c.end();
+  stack = await startStack(db, { maxEventsPerSecond: MAX_EVENTS_PER_SECOND });
+}, 120_000);
+afterAll(async () => {
+  await stack?.realtime.close();
+  await stack?.admin.end();
+  await db?.postgres.stop();
+}, 60_000);
+
+// ---- helpers ------------------------------------------------------------------
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+async function waitUntil<V>(fn: () => V | undefined | false, what = 'condition', timeoutMs = 6_000): Promise<V> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = fn();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+let nonce = 0;
+/** A token signed with `secret` (the stand-in's by default); exp one hour away unless given or `noExp`. */
+function sign(claims: Record<string, unknown>, o: { secret?: string; expIn?: number; noExp?: boolean } = {}): Promise<string> {
+  const body: Record<string, unknown> = { ...claims, jti: `t${++nonce}` };
+  if (!o.noExp && !('exp' in claims)) body.exp = Math.floor(Date.now() / 1000) + (o.expIn ?? 3600);
+  return new SignJWT(body).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode(o.secret ?? JWT_SECRET));
+}
+const user = (sub: string, o?: { expIn?: number }) => sign({ role: 'authenticated', sub }, o);
+
+type Msg = { topic?: string; event?: string; payload?: any; ref?: unknown; join_ref?: unknown };
+const rawClients: RawClient[] = [];
+class RawClient {
+  readonly messages: Msg[] = [];
+  private constructor(readonly ws: WebSocket, readonly vsn: '1.0.0' | '2.0.0') {}
+
+  static async open(vsn: '1.0.0' | '2.0.0', realtime: LocalRealtime = stack.realtime, apikey = API_KEY): Promise<RawClient> {
+    const ws = new WebSocket(`${realtime.url}/websocket?apikey=${encodeURIComponent(apikey)}&vsn=${vsn}`);
+    const client = new RawClient(ws, vsn);
+    ws.on('message', (data: Buffer, isBinary) => {
+      if (isBinary) return void client.messages.push({ event: '<binary>' });
+      const v = JSON.parse(data.toString());
+      if (vsn === '1.0.0') return void client.messages.push(v);
+      const [join_ref, ref, topic, event, payload] = v;
+      client.messages.push({ join_ref, ref, topic, event, payload });
+    });
+    rawClients.push(client);
+    await once(ws, 'open');
+    return client;
+  }
+
+  push(topic: string, event: string, payload: unknown, ref: string | null, joinRef: string | null = null): void {
+    this.ws.send(JSON.stringify(this.vsn === '2.0.0' ? [joinRef, ref, topic, event, payload] : { topic, event, payload, ref, join_ref: joinRef }));
+  }
+
+  waitFor(pred: (m: Msg) => boolean, what = 'message', timeoutMs?: number): Promise<Msg> {
+    return waitUntil(() => this.messages.find(pred), what, timeoutMs);
+  }
+
+  /** Joins and returns the join reply's payload ({status, response}). */
+  async join(topic: string, payload: object, ref = '1'): Promise<{ status: string; response: any }> {
+    this.push(`realtime:${topic}`, 'phx_join', payload, ref, ref);
+    return (await this.waitFor(isReply(ref, `realtime:${topic}`), `join reply ${topic}`)).payload;
+  }
+}
+
+const jsClients: RealtimeClient[] = [];
+function jsClient(apikey = API_KEY): RealtimeClient {
+  const client = new RealtimeClient(stack.realtime.url, {
+    params: { apikey },
+    transport: WebSocket as unknown as RealtimeClientOptions['transport'],
+    timeout: 5_000,
+  });
+  jsClients.push(client);
+  return client;
+}
+function subscribed(channel: RealtimeChannel): Promise<RealtimeChannel> {
+  return new Promise((resolve, reject) => {
+    channel.subscribe((status, err) => {
+      if (status === 'SUBSCRIBED') resolve(channel);
+      else if (status !== 'CLOSED') reject(new Error(`${status} ${err?.message ?? ''}`));
+    });
+  });
+}
+
+afterEach(async () => {
+  for (const c of rawClients.splice(0)) c.ws.terminate();
+  await Promise.all(jsClients.splice(0).map((c) => c.removeAllChannels()));
+});
+
+const isReply = (ref: unknown, topic?: string) => (m: Msg) => m.event === 'phx_reply' && m.ref === ref && (topic === undefined || m.topic === topic);
+const broadcastOf = (event: string) => (m: Msg) => m.event === 'broadcast' && m.payload?.event === event;
+const privateJoin = (token?: string, presence: object = { key: '', enabled: false }, broadcast: object = {}) =>
+  ({ config: { private: true, broadcast, presence }, ...(token ? { access_token: token } : {}) });
+const cannotRead = (topic: string) => `Unauthorized: You do not have permissions to read from this Channel topic: ${topic}`;
+
+// ---- channel joins ------------------------------------------------------------
+describe('local realtime authorization: joins', () => {
+  it('accepts a private join whose token the read policies allow (realtime-js and raw)', async () => {
+    const js = jsClient();
+    await js.setAuth(await user('alice'));
+    const got: unknown[] = [];
+    const ch = js.channel('room_a', { config: { private: true } }).on('broadcast', { event: '*' }, (m) => got.push(m));
+    await subscribed(ch);
+
+    const raw = await RawClient.open('1.0.0');
+    expect(await raw.join('room_a', privateJoin(await user('bob')))).toEqual({ status: 'ok', response: { postgres_changes: [] } });
+
+    // user_token wins over access_token (RealtimeChannel.handle_access_token).
+    const raw2 = await RawClient.open('2.0.0');
+    expect((await raw2.join('room_a', { ...privateJoin('not a jwt'), user_token: await user('carol') })).status).toBe('ok');
+
+    // A role that bypasses RLS reads everything; a token without sub is fine (request.jwt.claim.sub unset).
+    expect((await raw2.join('room_a', privateJoin(await sign({ role: 'service_role' })), 'svc')).status).toBe('ok');
+
+    // The socket's apikey, when it is a verified JWT, is the token of joins that carry none.
+    const viaSocket = await RawClient.open('1.0.0', stack.realtime, await user('alice'));
+    expect((await viaSocket.join('room_a', privateJoin())).status).toBe('ok');
+
+    await stack.admin.query(`select realtime.send('{"n": 1}'::jsonb, 'tick', 'room_a', true)`);
+    await waitUntil(() => got.length === 1, 'tick on realtime-js');
+    await raw.waitFor(broadcastOf('tick'));
+    await viaSocket.waitFor(broadcastOf('tick'));
+  }, T);
+
+  it('refuses private joins: no token, malformed, badly signed, expired, no role/exp, sub not allowed, failing policy', async () => {
+    const raw = await RawClient.open('1.0.0');
+    const cases: Array<[string, object, string | RegExp]> = [
+      ['room_r1', privateJoin(), cannotRead('room_r1')],
+      ['room_r2', privateJoin('abc'), 'MalformedJWT: The token provided is not a valid JWT'],
+      ['room_r3', privateJoin('a.b.c'), 'MalformedJWT: The token provided is not a valid JWT'],
+      ['room_r4', privateJoin(await sign({ role: 'authenticated', sub: 'alice' }, { secret: 'another-secret-another-secret-another' })), 'JwtSignatureError: Failed to validate JWT signature'],
+      ['room_r5', privateJoin(await sign({ role: 'authenticated', sub: 'alice', exp: Math.floor(Date.now() / 1000) - 30 })), /^InvalidJWTToken: Token has expired (3\d) seconds ago$/],
+      ['room_r6', privateJoin(await sign({ sub: 'alice' })), 'InvalidJWTToken: Fields `role` and `exp` are required in JWT'],
+      ['room_r7', privateJoin(await sign({ role: 'authenticated', sub: 'alice' }, { noExp: true })), 'InvalidJWTToken: Fields `role` and `exp` are required in JWT'],
+      ['room_r8', privateJoin(await user('dave')), cannotRead('room_r8')],
+      ['room_r9', privateJoin(await sign({ role: 'no_such_role', sub: 'alice' })), cannotRead('room_r9')],
+      ['boom', privateJoin(await user('alice')), cannotRead('boom')],
+      // A public channel verifies a token it is given too.
+      ['public_r10', { config: { private: false }, access_token: 'abc' }, 'MalformedJWT: The token provided is not a valid JWT'],
+    ];
+    for (const [i, [topic, payload, reason]] of cases.entries()) {
+      const reply = await raw.join(topic, payload, `j${i}`);
+      expect(reply.status, topic).toBe('error');
+      if (typeof reason === 'string') expect(reply.response, topic).toEqual({ reason });
+      else expect(reply.response.reason, topic).toMatch(reason);
+    }
+    expect(stack.logs.some((l) => l.msg.includes('RlsPolicyError') && l.msg.includes('invalid input syntax'))).toBe(true);
+    // The socket itself is fine.
+    expect((await raw.join('public_ok', { config: {} }, 'ok')).status).toBe('ok');
+
+    // realtime-js reports CHANNEL_ERROR with the reason.
+    const js = jsClient();
+    await js.setAuth(await user('dave'));
+    await expect(subscribed(js.channel('room_r11', { config: { private: true } }))).rejects.toThrow(/CHANNEL_ERROR.*You do not have permissions to read/);
+  }, T);
+
+  it('refuses a socket whose JWT apikey is expired or badly signed (401 at the handshake)', async () => {
+    const cases: Array<[string, string]> = [
+      [await sign({ role: 'anon', exp: Math.floor(Date.now() / 1000) - 5 }), 'Token has expired'],
+      [await sign({ role: 'anon' }, { secret: 'not-the-secret-not-the-secret-not-the' }), 'Failed to validate JWT signature'],
+    ];
+    for (const [key, error] of cases) {
+      const ws = new WebSocket(`${stack.realtime.url}/websocket?apikey=${key}&vsn=1.0.0`);
+      ws.on('error', () => {});
+      const [, res] = (await once(ws, 'unexpected-response')) as [unknown, import('node:http').IncomingMessage];
+      expect(res.statusCode).toBe(401);
+      const body = JSON.parse((await res.toArray()).join(''));
+      expect(body).toEqual({ error });
+      ws.terminate();
+    }
+  }, T);
+
+  it("handles a socket's messages in order while its join waits on the database, heartbeats at once", async () => {
+    const raw = await RawClient.open('1.0.0');
+    raw.push('realtime:slow', 'phx_join', privateJoin(await user('zed'), { key: '', enabled: false }, { self: true, ack: true }), '1', '1');
+    raw.push('realtime:slow', 'broadcast', { type: 'broadcast', event: 'first', payload: {} }, '2', '1');
+    raw.push('phoenix', 'heartbeat', {}, 'hb');
+    await raw.waitFor(isReply('2'), 'broadcast ack');
+    const index = (pred: (m: Msg) => boolean) => raw.messages.findIndex(pred);
+    expect(raw.messages.find(isReply('1'))?.payload.status).toBe('ok');
+    expect(index(isReply('hb'))).toBeLessThan(index(isReply('1'))); // the heartbeat did not wait ~0.8 s
+    expect(index(isReply('1'))).toBeLessThan(index(broadcastOf('first')));
+    expect(index(broadcastOf('first'))).toBeLessThan(index(isReply('2')));
+  }, T);
+});
+
+// ---- broadcast, presence and database messages -----------------------------------
+describe('local realtime authorization: write and read policies', () => {
+  it('drops the broadcasts of a reader without write (no delivery, no ack), delivers a writer\'s', async () => {
+    const alice = await RawClient.open('1.0.0');
+    expect((await alice.join('room_w', privateJoin(await user('alice'), undefined, { self: true, ack: true }))).status).toBe('ok');
+    const carol = await RawClient.open('2.0.0');
+    expect((await carol.join('room_w', privateJoin(await user('carol'), undefined, { self: true, ack: true }))).status).toBe('ok');
+    const js = jsClient();
+    await js.setAuth(await user('bob'));
+    const got: string[] = [];
+    await subscribed(js.channel('room_w', { config: { private: true } }).on('broadcast', { event: '*' }, (m) => got.push(m.event as string)));
+
+    carol.push('realtime:room_w', 'broadcast', { type: 'broadcast', event: 'from_carol', payload: {} }, 'c1', '1');
+    carol.push('realtime:room_w', 'broadcast', { type: 'broadcast', event: 'from_carol', payload: {} }, 'c2', '1'); // cached decision
+    alice.push('realtime:room_w', 'broadcast', { type: 'broadcast', event: 'from_alice', payload: { ok: true } }, 'a1', '1');
+    expect((await alice.waitFor(isReply('a1'), 'ack to alice')).payload.status).toBe('ok');
+    await carol.waitFor(broadcastOf('from_alice'), 'alice -> carol');
+    await waitUntil(() => got.includes('from_alice'), 'alice -> bob (realtime-js)');
+    await sleep(300);
+    for (const c of [alice, carol]) expect(c.messages.filter(broadcastOf('from_carol'))).toHaveLength(0);
+    expect(got).not.toContain('from_carol');
+    expect(carol.messages.some((m) => m.ref === 'c1' || m.ref === 'c2')).toBe(false);
+
+    // A realtime-js sender with write (binary user broadcast frames).
+    const chBob = js.getChannels()[0]!;
+    await chBob.send({ type: 'broadcast', event: 'from_bob', payload: { n: 1 } });
+    await carol.waitFor((m) => m.event === '<binary>', 'bob -> carol (V2 binary)');
+    await alice.waitFor(broadcastOf('from_bob'), 'bob -> alice (V1 JSON)');
+  }, T);
+
+  it('refuses a presence track without write (error reply, nobody sees it); a writer\'s track is seen', async () => {
+    const alice = await RawClient.open('1.0.0');
+    expect((await alice.join('room_p', privateJoin(await user('alice'), { key: 'alice', enabled: true }))).status).toBe('ok');
+    await alice.waitFor((m) => m.event === 'presence_state');
+    const carol = await RawClient.open('1.0.0');
+    expect((await carol.join('room_p', privateJoin(await user('carol'), { key: 'carol', enabled: false }))).status).toBe('ok');
+
+    carol.push('realtime:room_p', 'presence', { type: 'presence', event: 'track', payload: { name: 'Carol' } }, 't1', '1');
+    expect((await carol.waitFor(isReply('t1'))).payload).toEqual({ status: 'error', response: {} });
+    alice.push('realtime:room_p', 'presence', { type: 'presence', event: 'track', payload: { name: 'Alice' } }, 't2', '1');
+    expect((await alice.waitFor(isReply('t2'))).payload).toEqual({ status: 'ok', response: {} });
+    // carol reads presence: she gets alice's join (her presence read was evaluated by her track).
+    const diff = await carol.waitFor((m) => m.event === 'presence_diff' && !!m.payload.joins.alice, 'alice join on carol');
+    expect(diff.payload.joins.alice.metas[0]).toMatchObject({ name: 'Alice' });
+    await sleep(200);
+    expect(alice.messages.some((m) => m.event === 'presence_diff' && !!m.payload.joins.carol)).toBe(false);
+
+    // realtime-js: track() resolves 'error' without write.
+    const js = jsClient();
+    await js.setAuth(await user('carol'));
+    const ch = js.channel('room_p', { config: { private: true, presence: { key: 'carol-js' } } });
+    await subscribed(ch);
+    expect(await ch.track({ name: 'Carol' })).toBe('error');
+  }, T);
+
+  it('delivers private realtime.send rows only to subscribers with broadcast read', async () => {
+    const alice = await RawClient.open('1.0.0');
+    expect((await alice.join('room_s', privateJoin(await user('alice')))).status).toBe('ok');
+    // paula may read presence, not broadcasts: joined, but no broadcast.
+    const paula = await RawClient.open('1.0.0');
+    expect((await paula.join('room_s', privateJoin(await user('paula'), { key: 'paula', enabled: true }))).status).toBe('ok');
+    await paula.waitFor((m) => m.event === 'presence_state', 'presence_state for a presence reader');
+    const pub = await RawClient.open('1.0.0');
+    expect((await pub.join('room_s', { config: { private: false } })).status).toBe('ok');
+
+    await stack.admin.query(`select realtime.send('{"secret": 1}'::jsonb, 'secret', 'room_s', true)`);
+    await stack.admin.query(`select realtime.send('{}'::jsonb, 'open', 'room_s', false)`);
+    await alice.waitFor(broadcastOf('secret'));
+    await pub.waitFor(broadcastOf('open'));
+    await sleep(300);
+    expect(paula.messages.filter((m) => m.event === 'broadcast')).toHaveLength(0);
+    expect(pub.messages.filter(broadcastOf('secret'))).toHaveLength(0);
+    expect(alice.messages.filter(broadcastOf('open'))).toHaveLength(0);
+  }, T);
+});
+
+// ---- token lifetime -----------------------------------------------------------
+describe('local realtime authorization: token lifetime', () => {
+  it('closes a channel whose token expires: system message, then phx_close', async () => {
+    const raw = await RawClient.open('2.0.0');
+    expect((await raw.join('room_e', privateJoin(await user('alice', { expIn: 2 })))).status).toBe('ok');
+    const system = await raw.waitFor((m) => m.event === 'system', 'system message', 8_000);
+    expect(system).toMatchObject({ join_ref: '1', ref: null, topic: 'realtime:room_e' });
+    expect(system.payload).toEqual({ extension: 'system', status: 'error', message: expect.stringMatching(/^Token has expired \d+ seconds ago$/), channel: 'room_e' });
+    const close = await raw.waitFor((m) => m.event === 'phx_close', 'phx_close');
+    expect(close).toMatchObject({ join_ref: '1', ref: '1', topic: 'realtime:room_e', payload: {} });
+    expect(raw.messages.indexOf(system)).toBeLessThan(raw.messages.indexOf(close));
+    // The channel is gone.
+    raw.push('realtime:room_e', 'broadcast', { type: 'broadcast', event: 'x', payload: {} }, 'after', '1');
+    expect((await raw.waitFor(isReply('after'))).payload.response).toEqual({ reason: 'unmatched topic' });
+  }, T);
+
+  it('keeps the channel open past the first expiry when access_token brings a fresh token', async () => {
+    const raw = await RawClient.open('1.0.0');
+    expect((await raw.join('room_f', privateJoin(await user('alice', { expIn: 2 })))).status).toBe('ok');
+    raw.push('realtime:room_f', 'access_token', { access_token: await user('alice') }, '2', '1');
+    raw.push('realtime:room_f', 'access_token', { access_token: null }, '3', '1'); // ignored
+    await sleep(3_500);
+    expect(raw.messages.some((m) => m.event === 'system' || m.event === 'phx_close' || m.ref === '2' || m.ref === '3')).toBe(false);
+    await stack.admin.query(`select realtime.send('{}'::jsonb, 'still_here', 'room_f', true)`);
+    await raw.waitFor(broadcastOf('still_here'));
+  }, T);
+
+  it('closes the channel when a renewed token may no longer read', async () => {
+    try {
+      const bob = await RawClient.open('1.0.0');
+      expect((await bob.join('room_l', privateJoin(await user('bob')))).status).toBe('ok');
+      const rita = await RawClient.open('1.0.0');
+      expect((await rita.join('room_v', privateJoin(await user('rita'), { key: 'rita', enabled: true }))).status).toBe('ok');
+
+      await stack.admin.query(`delete from public.rt_readers where sub = 'bob'`);
+      await stack.admin.query(`update public.rt_readers set can_broadcast = false where sub = 'rita'`);
+      bob.push('realtime:room_l', 'access_token', { access_token: await user('bob') }, '2', '1');
+      rita.push('realtime:room_v', 'access_token', { access_token: await user('rita') }, '2', '1');
+
+      const lost = await bob.waitFor((m) => m.event === 'system', 'system on bob');
+      expect(lost.payload).toEqual({ extension: 'system', status: 'error', message: 'You do not have permissions to read from this Channel topic: room_l', channel: 'room_l' });
+      await bob.waitFor((m) => m.event === 'phx_close', 'phx_close on bob');
+      // Still reads presence but no longer broadcasts: revoked.
+      const revoked = await rita.waitFor((m) => m.event === 'system', 'system on rita');
+      expect(revoked.payload.message).toBe('You no longer have permission to read from this Channel topic: room_v');
+      await rita.waitFor((m) => m.event === 'phx_close', 'phx_close on rita');
+
+      // A malformed renewal closes a public channel too.
+      const pub = await RawClient.open('1.0.0');
+      expect((await pub.join('public_t', { config: {} })).status).toBe('ok');
+      pub.push('realtime:public_t', 'access_token', { access_token: 'not.a.jwt' }, '2', '1');
+      expect((await pub.waitFor((m) => m.event === 'system')).payload.message).toBe('The token provided is not a valid JWT');
+      await pub.waitFor((m) => m.event === 'phx_close');
+    } finally {
+      await stack.admin.query(`insert into public.rt_readers values ('bob', true, true) on conflict do nothing`);
+      await stack.admin.query(`update public.rt_readers set can_broadcast = true where sub = 'rita'`);
+    }
+  }, T);
+});
+
+// ---- HTTP broadcast endpoint --------------------------------------------------
+describe('local realtime authorization: POST /realtime/v1/api/broadcast', () => {
+  const endpoint = () => `${stack.realtime.url.replace(/^ws/, 'http')}/api/broadcast`;
+  const post = (headers: Record<string, string>, body: unknown) =>
+    fetch(endpoint(), { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const one = (topic: string, event: string, extra: object = {}) => ({ messages: [{ topic, event, payload: { via: 'http' }, ...extra }] });
+
+  it('accepts only a service_role token', async () => {
+    const pub = await RawClient.open('1.0.0');
+    expect((await pub.join('room_h', { config: {} })).status).toBe('ok');
+    const priv = await RawClient.open('1.0.0');
+    expect((await priv.join('room_h', privateJoin(await user('alice')))).status).toBe('ok');
+
+    const refused: Array<[Record<string, string>, number]> = [
+      [{}, 401],
+      [{ apikey: API_KEY }, 401],
+      [{ Authorization: `Bearer ${API_KEY}` }, 401],
+      [{ Authorization: `Bearer ${await sign({ role: 'service_role' }, { secret: 'wrong-secret-wrong-secret-wrong-secret' })}` }, 401],
+      [{ apikey: await sign({ role: 'service_role', exp: Math.floor(Date.now() / 1000) - 1 }) }, 401],
+      [{ Authorization: `Bearer ${await user('alice')}` }, 403],
+      [{ apikey: await sign({ role: 'anon' }) }, 403],
+    ];
+    for (const [headers, status] of refused) {
+      const res = await post(headers, one('room_h', 'nope'));
+      expect(res.status, JSON.stringify(headers)).toBe(status);
+      expect(await res.json()).toEqual({ error: expect.any(String) });
+    }
+    const service = await sign({ role: 'service_role' });
+    expect((await post({ Authorization: `Bearer ${service}` }, one('room_h', 'public_msg'))).status).toBe(202);
+    expect((await post({ apikey: service }, one('room_h', 'private_msg', { private: true }))).status).toBe(202);
+    await pub.waitFor(broadcastOf('public_msg'));
+    await priv.waitFor(broadcastOf('private_msg'));
+    await sleep(200);
+    expect(pub.messages.filter(broadcastOf('nope'))).toHaveLength(0);
+    expect(pub.messages.filter(broadcastOf('private_msg'))).toHaveLength(0);
+    expect(priv.messages.filter(broadcastOf('public_msg'))).toHaveLength(0);
+  }, T);
+
+  it('refuses an oversized body at once (413), an oversized payload (422), too many events (429)', async () => {
+    const service = await sign({ role: 'service_role' });
+    // Announces 6 MB, sends 1 KB, and gets its answer without sending the rest.
+    const status413 = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(endpoint(), {
+        method: 'POST', headers: { Authorization: `Bearer ${service}`, 'Content-Type': 'application/json', 'Content-Length': String(6_000_000) },
+      }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+      });
+      req.on('error', reject);
+      req.write('x'.repeat(1024));
+      setTimeout(() => reject(new Error('no answer before the body was sent')), 5_000).unref();
+    });
+    expect(status413.status).toBe(413);
+    expect(JSON.parse(status413.body)).toEqual({ error: expect.any(String) });
+
+    const big = { messages: [{ topic: 'room_h', event: 'big', payload: { s: 'x'.repeat(3_100_000) } }] };
+    const res422 = await post({ apikey: service }, big);
+    expect(res422.status).toBe(422);
+    expect(await res422.json()).toEqual({ error: expect.any(String) });
+
+    await sleep(1_100); // a fresh one-second window
+    const batch = (n: number) => ({ messages: Array.from({ length: n }, (_, i) => ({ topic: 'room_rate', event: 'e', payload: { i } })) });
+    expect((await post({ apikey: service }, batch(MAX_EVENTS_PER_SECOND + 1))).status).toBe(429); // refused whole
+    expect((await post({ apikey: service }, batch(60))).status).toBe(202);
+    const res429 = await post({ apikey: service }, batch(60));
+    expect(res429.status).toBe(429);
+    expect(await res429.json()).toEqual({ error: 'Too many messages per second' });
+    await sleep(1_100);
+    expect((await post({ apikey: service }, batch(60))).status).toBe(202);
+  }, T);
+});
+
+// ---- catch-up after the database restarts ------------------------------------------
+describe('local realtime: events are not lost when the database connection drops', () => {
+  let pdb: Db | undefined;
+  let proxy: Server | undefined;
+  let rt: LocalRealtime | undefined;
+  afterAll(async () => {
+    await rt?.close();
+    proxy?.close();
+    await pdb?.postgres.stop();
+    if (pdb) await rm(pdb.dir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('delivers the rows committed while it was disconnected, each exactly once, in order', async () => {
+    pdb = await startDb(true);
+    // The stand-in reaches the database through a TCP relay that can refuse new connections,
+    // so that rows are surely committed while it cannot reconnect.
+    let open = true;
+    const sockets = new Set<Socket>();
+    proxy = createServer((down) => {
+      if (!open) return void down.destroy();
+      const up = netConnect(pdb!.port, '127.0.0.1');
+      for (const s of [down, up]) { sockets.add(s); s.on('close', () => sockets.delete(s)); s.on('error', () => { down.destroy(); up.destroy(); }); }
+      down.pipe(up);
+      up.pipe(down);
+    }).listen(0, '127.0.0.1');
+    await once(proxy, 'listening');
+    const proxyPort = (proxy.address() as { port: number }).port;
+    const logs: string[] = [];
+    rt = await startLocalRealtime({
+      port: 0, databaseUrl: pdb.databaseUrl.replace(`:${pdb.port}/`, `:${proxyPort}/`), jwtSecret: JWT_SECRET,
+      authorize: (key) => key === API_KEY, log: (_level, msg) => logs.push(msg),
+    });
+
+    const js = new RealtimeClient(rt.url, { params: { apikey: API_KEY }, transport: WebSocket as unknown as RealtimeClientOptions['transport'], timeout: 5_000 });
+    jsClients.push(js);
+    const got: number[] = [];
+    await subscribed(js.channel('catchup').on('broadcast', { event: 'n' }, (m) => got.push(m.payload.i)));
+    const raw = await RawClient.open('1.0.0', rt);
+    expect((await raw.join('catchup', { config: { private: false } })).status).toBe('ok');
+    const rawGot = () => raw.messages.filter(broadcastOf('n')).map((m) => m.payload.payload.i as number);
+
+    const send = async (from: number, to: number) => {
+      const c = new pg.Client({ connectionString: pdb!.databaseUrl });
+      await c.connect();
+      try {
+        await c.query('begin');
+        for (let i = from; i < to; i++) await c.query(`select realtime.send(jsonb_build_object('i', $1::int), 'n', 'catchup', false)`, [i]);
+        await c.query('commit');
+        await c.query(`select realtime.send(jsonb_build_object('i', $1::int), 'n', 'catchup', false)`, [to]); // autocommit
+      } finally {
+        await c.end();
+      }
+    };
+    const expected = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+    await send(0, 2); // 0, 1, 2 while connected
+    await waitUntil(() => got.length === 3 && rawGot().length === 3, 'first rows');
+
+    // Restart the database; while the stand-in cannot reconnect, commit more rows.
+    open = false;
+    await pdb.postgres.stop();
+    await pdb.postgres.start();
+    await send(3, 9); // 3..8 in one transaction, then 9
+    // Meanwhile a private join cannot be authorized.
+    const refused = await raw.join('room_down', privateJoin(await user('alice')), 'down');
+    expect(refused).toEqual({ status: 'error', response: { reason: 'UnableToConnectToProject: Realtime was unable to connect to the project database' } });
+    await sleep(600);
+    expect(got).toHaveLength(3); // nothing can have been notified
+    open = true;
+    await waitUntil(() => got.length === 10 && rawGot().length === 10, 'rows committed during the outage', 15_000);
+    expect(logs.some((m) => m.includes('catching up'))).toBe(true);
+
+    // Reconnect again (connection killed): everything since the floor is read again, nothing is redelivered.
+    await send(10, 10);
+    await waitUntil(() => got.length === 11, 'row 10');
+    const admin = new pg.Client({ connectionString: pdb.databaseUrl });
+    await admin.connect();
+    const reconnects = logs.filter((m) => m.includes('re-established')).length;
+    await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'manette_local_realtime'`);
+    await waitUntil(() => logs.filter((m) => m.includes('re-established')).length > reconnects, 'reconnect', 10_000);
+    await admin.query(`select realtime.send(jsonb_build_object('i', 11), 'n', 'catchup', false)`);
+    await admin.end();
+    await waitUntil(() => got.length === 12 && rawGot().length === 12, 'row 11');
+    await sleep(500);
+    expect(got).toEqual(expected(12));
+    expect(rawGot()).toEqual(expected(12));
+    for (const s of sockets) s.destroy();
+  }, 90_000);
+});
