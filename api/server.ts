@@ -11,6 +11,8 @@ import { applyGameFile, gameCount } from './config/apply.js';
 import { startEmbeddedPostgres, type RunningPostgres } from './local/embedded.js';
 import { startLocalRealtime, type LocalRealtime } from './local/realtime/server.js';
 import { createGoogleVerifier } from './security/google.js';
+import { createRealtimeSigner, type RealtimeSigningKey } from './security/realtime-token.js';
+import { localRealtimeSecret } from './local/realtime-secret.js';
 import { BASE_PATH, createApp } from './app.js';
 import type { Deps } from './http/route.js';
 
@@ -20,8 +22,29 @@ export interface Service {
   baseUrl: string;
   databaseUrl: string;
   realtimeUrl: string;
+  /** Local stand-in only: the service credential its HTTP broadcast endpoint accepts. */
+  realtimeServiceKey?: string;
   demo?: { jeu: string; api_key: string };
   close(): Promise<void>;
+}
+
+/**
+ * What signs realtime tokens on a Supabase project: exactly one of the project's JWT
+ * secret or a private JWK the project trusts, named in the environment.
+ */
+export function supabaseSigningKey(settings: Settings): RealtimeSigningKey {
+  const secret = settings.MANETTE_REALTIME_JWT_SECRET;
+  const jwk = settings.MANETTE_REALTIME_JWT_PRIVATE_KEY;
+  if (!!secret === !!jwk) {
+    throw new Error('with MANETTE_REALTIME_URL, set exactly one of MANETTE_REALTIME_JWT_SECRET (the project\'s JWT secret) '
+      + 'or MANETTE_REALTIME_JWT_PRIVATE_KEY (a private JWK imported into the project\'s JWT signing keys): see docs/matches.md');
+  }
+  if (secret) return { secret };
+  try {
+    return { privateJwk: JSON.parse(jwk!) };
+  } catch {
+    throw new Error('MANETTE_REALTIME_JWT_PRIVATE_KEY must be a JWK in JSON');
+  }
 }
 
 /** Locally, a game's own API key opens the realtime socket. */
@@ -62,18 +85,27 @@ export async function startService(settings: Settings, logger: Logger = pino({ l
     cleanups.push(() => pool.end());
 
     let realtime: Deps['realtime'];
+    let realtimeServiceKey: string | undefined;
     if (settings.MANETTE_REALTIME_URL) {
-      realtime = { url: settings.MANETTE_REALTIME_URL, key: settings.MANETTE_REALTIME_KEY ?? '' };
+      const signer = await createRealtimeSigner(supabaseSigningKey(settings), settings.MANETTE_REALTIME_TOKEN_TTL_S);
+      realtime = { url: settings.MANETTE_REALTIME_URL, key: settings.MANETTE_REALTIME_KEY ?? '', signer };
     } else {
+      if (settings.MANETTE_REALTIME_JWT_PRIVATE_KEY) {
+        throw new Error('MANETTE_REALTIME_JWT_PRIVATE_KEY goes with MANETTE_REALTIME_URL; the local Realtime verifies an HS256 secret');
+      }
+      const jwtSecret = settings.MANETTE_REALTIME_JWT_SECRET ?? await localRealtimeSecret(settings.MANETTE_DATA_DIR);
+      const signer = await createRealtimeSigner({ secret: jwtSecret }, settings.MANETTE_REALTIME_TOKEN_TTL_S);
       const local: LocalRealtime = await startLocalRealtime({
         port: settings.MANETTE_REALTIME_PORT,
         host: settings.HOST,
         databaseUrl,
+        jwtSecret,
         authorize: realtimeKeyCheck(pool),
         log: (level, msg, extra) => logger[level]({ realtime: true, ...extra }, msg),
       });
       cleanups.push(() => local.close());
-      realtime = { url: local.url, key: '', localPort: local.port };
+      realtime = { url: local.url, key: '', localPort: local.port, signer };
+      realtimeServiceKey = await signer.serviceKey();
     }
 
     const app = createApp({ pool, settings, realtime, verifyGoogleIdToken: createGoogleVerifier(settings.MANETTE_GOOGLE_JWKS_URL) }, logger);
@@ -85,7 +117,7 @@ export async function startService(settings: Settings, logger: Logger = pino({ l
     cleanups.push(() => new Promise((r) => { server.close(r); server.closeAllConnections(); }));
     const port = (server.address() as { port: number }).port;
     const host = settings.HOST === '0.0.0.0' || settings.HOST === '::' ? 'localhost' : settings.HOST;
-    return { baseUrl: `http://${host}:${port}${BASE_PATH}`, databaseUrl, realtimeUrl: realtime.url, demo, close };
+    return { baseUrl: `http://${host}:${port}${BASE_PATH}`, databaseUrl, realtimeUrl: realtime.url, realtimeServiceKey, demo, close };
   } catch (err) {
     await close();
     throw err;

@@ -9,6 +9,9 @@
 // client receives the `etat` of that move. Reports accepted actions per second, the HTTP
 // latency of POST /match/action, and the latency from sending the POST to the `etat`
 // arriving at the other player (median and p99).
+// Rooms are private (the default): each player joins with the token of GET /realtime/config,
+// so every join runs the RLS policies of realtime.messages. The same run also joins the
+// public channel of the same name once per player (no authorization) to price a join.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir, cpus, loadavg } from 'node:os';
@@ -102,7 +105,7 @@ try {
   const config = await call('GET', '/realtime/config') as { url: string; key: string; channel_prefix: string };
 
   // Players and matches (through /matchmaking/join, two by two).
-  interface Player { i: number; token: string; id: string }
+  interface Player { i: number; token: string; id: string; realtimeToken?: string }
   const players: Player[] = [];
   await pool(Array.from({ length: 2 * MATCHES }, (_, i) => i), 32, async (i) => {
     const r = await call('POST', '/players/register', undefined,
@@ -123,7 +126,22 @@ try {
     matches.push({ id: r.partie_id, seats: r.participants.map((p: any) => byId.get(p.joueur_id)!), done, finish, sentAt: new Map() });
   }
 
-  // Every player subscribes to its room with realtime-js, configured from /realtime/config.
+  // Every player subscribes to its private room with realtime-js, configured from
+  // /realtime/config (its token included); joins are timed, private and public.
+  const joinLatency = { private: [] as number[], public: [] as number[] };
+  const subscribe = async (rt: RealtimeClient, topic: string, isPrivate: boolean, onEtat?: (msg: any) => void) => {
+    const channel = rt.channel(topic, { config: { private: isPrivate } });
+    if (onEtat) channel.on('broadcast', { event: 'etat' }, onEtat);
+    const t = performance.now();
+    await new Promise<void>((resolve, reject) => {
+      channel.subscribe((status, err) => {
+        if (status === 'SUBSCRIBED') resolve();
+        else if (status !== 'CLOSED') reject(new Error(`${status} ${err?.message ?? ''}`));
+      });
+    });
+    joinLatency[isPrivate ? 'private' : 'public'].push(performance.now() - t);
+    return channel;
+  };
   const etatLatency: Array<[number, number]> = [];   // [sent at, latency]
   const httpLatency: Array<[number, number]> = [];
   let accepted = 0;
@@ -144,7 +162,10 @@ try {
         params: { apikey: config.key }, transport: WebSocket as unknown as RealtimeClientOptions['transport'], timeout: 10_000,
       });
       realtimeClients.push(rt);
-      const channel = rt.channel(config.channel_prefix + match.id).on('broadcast', { event: 'etat' }, (msg: any) => {
+      await rt.setAuth((await call('GET', '/realtime/config', p.token)).token);
+      // The public channel of the same name first (one topic per socket), for the price of a join.
+      await rt.removeChannel(await subscribe(rt, config.channel_prefix + match.id, false));
+      await subscribe(rt, config.channel_prefix + match.id, true, (msg: any) => {
         const partie = msg.payload;
         // The players alternate (seat 1 plays turn 1, seat 2 turn 2, ...; tour_joueur in tour_par_tour).
         if ((partie.numero_tour - 1) % 2 !== seat) return;
@@ -152,12 +173,6 @@ try {
         if (sent !== undefined) etatLatency.push([sent, performance.now() - sent]);
         if (partie.numero_tour > MOVES) { endedAt = Math.max(endedAt, performance.now()); match.finish(); return; }
         void play(match, seat, partie.numero_tour);
-      });
-      await new Promise<void>((resolve, reject) => {
-        channel.subscribe((status, err) => {
-          if (status === 'SUBSCRIBED') resolve();
-          else if (status !== 'CLOSED') reject(new Error(`${status} ${err?.message ?? ''}`));
-        });
       });
     }
   });
@@ -190,6 +205,8 @@ try {
     `POST /match/action latency, steady:         ${line(sorted(httpLatency, steadyFrom))}`,
     `POST sent → etat at the other player, all:  ${line(sorted(etatLatency))}`,
     `POST sent → etat at the other player, steady: ${line(sorted(etatLatency, steadyFrom))}`,
+    `join, public channel (no authorization):   ${line([...joinLatency.public].sort((a, b) => a - b))}`,
+    `join, private room (RLS policies run):     ${line([...joinLatency.private].sort((a, b) => a - b))}`,
     `database check: ${JSON.stringify(check)}`,
     `failed requests: ${failed}`,
   ].join('\n'));

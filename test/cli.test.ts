@@ -8,6 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import net from 'node:net';
 import pg from 'pg';
+import { jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './support/net.js';
 import { freshDatabase } from './support/harness.js';
@@ -84,6 +85,7 @@ async function apply(file: string) {
 
 describe('npm start and npx manette apply', () => {
   let demoKey: string;
+  let realtimeSecret: string;
   const base = () => `http://localhost:${port}/api/public/v1`;
 
   it('starts on the embedded database and prints the base URL, demo key and realtime URL', async () => {
@@ -98,6 +100,10 @@ describe('npm start and npx manette apply', () => {
       body: JSON.stringify({ pseudo: 'Persist', email: 'persist@example.test', password: 'motdepasse1' }),
     });
     expect(reg.status).toBe(201);
+    // Realtime tokens are signed with the secret kept in the data folder.
+    const rt = await (await fetch(`${base()}/realtime/config`, { headers: { 'x-api-key': demoKey, 'x-player-token': (await reg.json()).token } })).json();
+    realtimeSecret = await readFile(path.join(dir, 'data', 'realtime-jwt-secret'), 'utf8');
+    expect((await jwtVerify(rt.token, new TextEncoder().encode(realtimeSecret))).payload.role).toBe('authenticated');
     expect(proc.exitCode).toBeNull();
   });
 
@@ -156,6 +162,7 @@ describe('npm start and npx manette apply', () => {
     expect(login.status).toBe(200);
     expect(await ctrlC(proc)).toBe(true);
     expect(await readFile(path.join(dir, 'data', 'postgres', 'PG_VERSION'), 'utf8')).toMatch(/^17/);
+    expect(await readFile(path.join(dir, 'data', 'realtime-jwt-secret'), 'utf8')).toBe(realtimeSecret);
   });
 
   it('uses DATABASE_URL instead of the embedded database when it is set', async () => {
@@ -174,5 +181,12 @@ describe('npm start and npx manette apply', () => {
     expect((await db.query("select count(*)::int as n from manette.players where pseudo = 'External'")).rows[0].n).toBe(1);
     await db.end();
     expect(await ctrlC(proc)).toBe(true);
+  });
+
+  it('with a Supabase Realtime URL, refuses to start until a signing key is named', async () => {
+    const r = await run('npm', ['start'], { env: { ...env, DATABASE_URL: await freshDatabase(), PORT: String(await freePort()),
+      MANETTE_DATA_DIR: path.join(dir, 'hosted'), MANETTE_REALTIME_URL: 'wss://ref.supabase.co/realtime/v1', MANETTE_REALTIME_KEY: 'anon' } }).catch((e) => e);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/MANETTE_REALTIME_JWT_SECRET .*MANETTE_REALTIME_JWT_PRIVATE_KEY/);
   });
 });

@@ -256,7 +256,8 @@ describe('GET /realtime/config', () => {
       const hosted = await startTestApp({ MANETTE_REALTIME_URL: 'wss://ref.supabase.co/realtime/v1', MANETTE_REALTIME_KEY: 'anon-key' }, local.databaseUrl);
       try {
         expect((await client(hosted.baseUrl, k).get('/realtime/config')).body)
-          .toEqual({ ok: true, url: 'wss://ref.supabase.co/realtime/v1', key: 'anon-key', channel_prefix: 'manette_partie_' });
+          .toEqual({ ok: true, url: 'wss://ref.supabase.co/realtime/v1', key: 'anon-key', channel_prefix: 'manette_partie_',
+            private: true, token: null, token_expire_le: null });
       } finally {
         await hosted.close();
       }

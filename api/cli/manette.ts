@@ -42,6 +42,7 @@ program.command('start')
       `  API       ${service.baseUrl}`,
       `  Docs      ${service.baseUrl}/docs/`,
       `  Realtime  ${service.realtimeUrl}`,
+      ...(service.realtimeServiceKey ? [`  Service   ${service.realtimeServiceKey}  (clé de service du Realtime local : POST /realtime/v1/api/broadcast)`] : []),
       `  Démo      x-api-key: ${demoKey ?? '(pas de jeu demo)'}`,
       `  Base      ${settings.DATABASE_URL ? 'DATABASE_URL' : `Postgres embarqué (${path.join(settings.MANETTE_DATA_DIR, 'postgres')})`}`,
       '',

@@ -74,6 +74,13 @@ export const GameConfig = z.strictObject({
   boutique: z.array(Article).default([])
     .refine((a) => new Set(a.map((x) => x.code)).size === a.length, 'codes d’articles en double'),
   modes: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/), Mode).default({}),
+  // Match rooms (contract section 11): private rooms readable by participants only (with
+  // the token of GET /realtime/config), or public ones anyone with the match id may join;
+  // diffusion_joueurs lets participants broadcast and track presence in their room.
+  realtime: z.strictObject({
+    canaux: z.enum(['prives', 'publics']).default('prives'),
+    diffusion_joueurs: z.boolean().default(false),
+  }).default({ canaux: 'prives', diffusion_joueurs: false }),
   panel: z.strictObject({
     theme: z.record(z.string(), z.string().max(500)).default({}),
     textes: z.record(z.string(), z.string().max(2000)).default({}),

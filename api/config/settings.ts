@@ -18,6 +18,13 @@ const Env = z.object({
   MANETTE_REALTIME_URL: z.string().url().optional(),
   MANETTE_REALTIME_KEY: z.string().optional(),
   MANETTE_REALTIME_PORT: z.coerce.number().int().min(0).max(65535).default(54330),
+  // What signs players' realtime tokens (contract section 11), exactly one with a Supabase
+  // project: the project's JWT secret (HS256), or a private JWK (JSON, with its kid) of a
+  // signing key imported into the project. Locally: a secret kept in the data folder.
+  MANETTE_REALTIME_JWT_SECRET: z.string().min(32).optional(),
+  MANETTE_REALTIME_JWT_PRIVATE_KEY: z.string().optional(),
+  // Lifetime of a player's realtime token (never after its session's end).
+  MANETTE_REALTIME_TOKEN_TTL_S: z.coerce.number().int().min(1).max(3600).default(3600),
   MANETTE_GOOGLE_JWKS_URL: z.string().url().default('https://www.googleapis.com/oauth2/v3/certs'),
   MANETTE_SCRYPT_N: z.coerce.number().int().min(1024).default(131072),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

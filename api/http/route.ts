@@ -7,6 +7,7 @@ import type pg from 'pg';
 import type { Settings } from '../config/settings.js';
 import type { RequestContext } from '../db/pool.js';
 import type { GoogleIdentity } from '../security/google.js';
+import type { RealtimeSigner } from '../security/realtime-token.js';
 import type { ApiError, FieldIssue } from './errors.js';
 
 export type Auth = 'key' | 'player' | 'public';
@@ -16,8 +17,9 @@ export interface Deps {
   settings: Settings;
   verifyGoogleIdToken: (idToken: string) => Promise<GoogleIdentity | null>;
   /** Supabase Realtime's URL and anon key; or, for the local stand-in, its port (the URL
-   *  then uses the host the game reached the API on) and an empty key (games use their API key). */
-  realtime: { url: string; key: string; localPort?: number };
+   *  then uses the host the game reached the API on) and an empty key (games use their API
+   *  key). `signer` makes players' realtime tokens. */
+  realtime: { url: string; key: string; localPort?: number; signer: RealtimeSigner };
 }
 
 export interface HandlerInput<B, Q, P> {

@@ -15,6 +15,7 @@ import { startLocalRealtime } from '../../api/local/realtime/server.js';
 import { readSettings, type Settings } from '../../api/config/settings.js';
 import { applyGameFile } from '../../api/config/apply.js';
 import { createGoogleVerifier } from '../../api/security/google.js';
+import { createRealtimeSigner, newRealtimeSecret, type RealtimeSigner } from '../../api/security/realtime-token.js';
 
 export const TEMPLATE_DB = 'manette_template';
 
@@ -46,6 +47,11 @@ export interface TestApp {
   databaseUrl: string;
   settings: Settings;
   pool: pg.Pool;
+  /** The realtime JWT secret (the local stand-in verifies it) and the façade's signer. */
+  realtimeSecret: string;
+  signer: RealtimeSigner;
+  /** The local Realtime's URL (ws://.../realtime/v1) when started with `realtime: true`. */
+  realtimeUrl?: string;
   /** Applies a game config object (through the real `apply` path) and returns its key. */
   applyGame(config: Record<string, unknown>): Promise<string>;
   /** Superuser query, for assertions about what was stored. */
@@ -68,10 +74,13 @@ export async function startTestApp(
   const pool = createPool(dbUrl, { role: 'manette_api', max: 20 });
   const admin = new pg.Pool({ connectionString: dbUrl, max: 4 });
   admin.on('error', () => {});
+  const realtimeSecret = settings.MANETTE_REALTIME_JWT_SECRET ?? newRealtimeSecret();
+  const signer = await createRealtimeSigner({ secret: realtimeSecret }, settings.MANETTE_REALTIME_TOKEN_TTL_S);
   const realtime = opts.realtime
     ? await startLocalRealtime({
       port: 0,
       databaseUrl: dbUrl,
+      jwtSecret: realtimeSecret,
       authorize: realtimeKeyCheck(pool),
       log: () => {},
     })
@@ -83,6 +92,7 @@ export async function startTestApp(
       url: realtime?.url ?? env.MANETTE_REALTIME_URL ?? 'ws://127.0.0.1:1/realtime/v1',
       key: env.MANETTE_REALTIME_KEY ?? '',
       localPort: realtime?.port,
+      signer,
     },
     verifyGoogleIdToken: createGoogleVerifier(settings.MANETTE_GOOGLE_JWKS_URL),
   }, opts.logs
@@ -97,6 +107,9 @@ export async function startTestApp(
     databaseUrl: dbUrl,
     settings,
     pool,
+    realtimeSecret,
+    signer,
+    realtimeUrl: realtime?.url,
     async applyGame(config) {
       const file = path.join(dir, `${String(config.jeu)}.json`);
       await writeFile(file, JSON.stringify(config));

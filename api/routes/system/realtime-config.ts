@@ -1,4 +1,5 @@
-// GET /realtime/config: where games subscribe to match events (contract section 8).
+// GET /realtime/config → api.realtime_config: where games subscribe to match events, and
+// with a player token, the signed realtime token for that player (contract sections 8, 11).
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';
@@ -11,20 +12,39 @@ function localRealtimeUrl(baseUrl: string, port: number): string {
   return `${url.protocol === 'https:' ? 'wss' : 'ws'}://${url.hostname}:${port}/realtime/v1`;
 }
 
+interface RealtimeConfigRow { private: boolean; jeu_id: string; joueur_id: string | null; session_expire: number | null }
+
 export default defineRoute({
   method: 'get',
   path: '/realtime/config',
   tag: 'Temps réel',
-  summary: 'Configuration du canal temps réel (Phoenix / Supabase Realtime)',
+  summary: 'Configuration du canal temps réel (Phoenix / Supabase Realtime) et jeton du joueur',
+  description: 'Sans x-player-token : `token` et `token_expire_le` sont null. Avec : un JWT pour les salons privés '
+    + '(`access_token` du phx_join, ou `setAuth` de realtime-js), valable une heure au plus et jamais après la session.',
   auth: 'key',
-  response: z.object({ url: z.string(), key: z.string(), channel_prefix: z.string() }),
+  response: z.object({
+    url: z.string(), key: z.string(), channel_prefix: z.string(), private: z.boolean(),
+    token: z.string().nullable(), token_expire_le: z.string().nullable(),
+  }),
   async handler({ ctx, deps }) {
-    await callApi(deps.pool, 'game_check', ctx);
+    const cfg = await callApi<RealtimeConfigRow>(deps.pool, 'realtime_config', ctx);
+    let token: string | null = null;
+    let tokenExpires: string | null = null;
+    if (cfg.joueur_id && cfg.session_expire !== null) {
+      const signed = await deps.realtime.signer.playerToken({
+        playerId: cfg.joueur_id, gameId: cfg.jeu_id, notAfter: cfg.session_expire,
+      });
+      token = signed.token;
+      tokenExpires = new Date(signed.exp * 1000).toISOString();
+    }
     const { localPort } = deps.realtime;
     return {
       url: localPort ? localRealtimeUrl(ctx.base_url, localPort) : deps.realtime.url,
       key: deps.realtime.key || (ctx.key as string),
       channel_prefix: CHANNEL_PREFIX,
+      private: cfg.private,
+      token,
+      token_expire_le: tokenExpires,
     };
   },
 });

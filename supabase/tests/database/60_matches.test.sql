@@ -252,9 +252,9 @@ select is((select row(a.seq, a.player_id, a.action, a.data, a.turn_number)::text
 reset role;
 select is((select array_agg(row(r.event, r.topic, r.private, r.extension)::text order by r.ctid)
            from realtime.messages r where r.topic = 'manette_partie_' || current_setting('test.m1')),
-  array[row('action', 'manette_partie_' || current_setting('test.m1'), false, 'broadcast')::text,
-        row('etat', 'manette_partie_' || current_setting('test.m1'), false, 'broadcast')::text],
-  'two broadcasts on the match''s public topic: action then etat');
+  array[row('action', 'manette_partie_' || current_setting('test.m1'), true, 'broadcast')::text,
+        row('etat', 'manette_partie_' || current_setting('test.m1'), true, 'broadcast')::text],
+  'two broadcasts on the match''s private topic: action then etat');
 select is((select r.payload from realtime.messages r where r.topic = 'manette_partie_' || current_setting('test.m1') and r.event = 'action'),
   jsonb_build_object('joueur_id', mt.pid('pl_x1'), 'action', 'jouer', 'donnees', '{"case": 4}'::jsonb, 'numero_tour', 1),
   'action payload: {joueur_id, action, donnees, numero_tour}');
@@ -367,27 +367,33 @@ reset role;
 select is((select count(*) from manette.match_actions where game_id = current_setting('test.game_b')::uuid), 1::bigint,
   'game B''s history has its one action');
 
--- == Rights of the broadcast wrapper ==================================================
-select ok((select p.prosecdef and 'search_path=""' = any (p.proconfig) from pg_proc p where p.oid = 'manette.broadcast(text, text, jsonb)'::regprocedure),
-  'manette.broadcast is SECURITY DEFINER with an empty search_path');
-select is((select pg_get_userbyid(p.proowner)::text from pg_proc p where p.oid = 'manette.broadcast(text, text, jsonb)'::regprocedure),
-  current_user::text, 'it belongs to the role that ran the migrations');
-select ok(has_function_privilege('manette_engine', 'manette.broadcast(text, text, jsonb)', 'execute'), 'the engine may broadcast');
+-- == Rights of the broadcast wrappers ================================================
+-- manette.broadcast (the engine's) picks the channel kind; manette.realtime_send alone
+-- may call realtime.send (20261123000100_realtime_rooms).
+select ok((select not p.prosecdef from pg_proc p where p.oid = 'manette.broadcast(text, text, jsonb)'::regprocedure)
+          and (select p.prosecdef and 'search_path=""' = any (p.proconfig) from pg_proc p where p.oid = 'manette.realtime_send(text, text, jsonb, boolean)'::regprocedure),
+  'manette.broadcast runs as the engine; manette.realtime_send is SECURITY DEFINER with an empty search_path');
+select is((select pg_get_userbyid(p.proowner)::text from pg_proc p where p.oid = 'manette.realtime_send(text, text, jsonb, boolean)'::regprocedure),
+  current_user::text, 'realtime_send belongs to the role that ran the migrations');
+select ok(has_function_privilege('manette_engine', 'manette.broadcast(text, text, jsonb)', 'execute')
+          and has_function_privilege('manette_engine', 'manette.realtime_send(text, text, jsonb, boolean)', 'execute'), 'the engine may broadcast');
 select ok(not has_function_privilege('manette_engine', 'realtime.send(jsonb, text, text, boolean)', 'execute'),
   'but not call realtime.send itself');
-select ok(not has_function_privilege('manette_api', 'manette.broadcast(text, text, jsonb)', 'execute')
-          and not has_function_privilege('anon', 'manette.broadcast(text, text, jsonb)', 'execute')
+select ok(not has_function_privilege('manette_api', 'manette.realtime_send(text, text, jsonb, boolean)', 'execute')
+          and not has_function_privilege('anon', 'manette.realtime_send(text, text, jsonb, boolean)', 'execute')
+          and not has_function_privilege('authenticated', 'manette.realtime_send(text, text, jsonb, boolean)', 'execute')
+          and not has_function_privilege('manette_api', 'manette.broadcast(text, text, jsonb)', 'execute')
           and not has_function_privilege('authenticated', 'manette.broadcast(text, text, jsonb)', 'execute'),
   'nor may the façade, anon or authenticated');
 set local role manette_engine;
-select throws_like($$ select manette.broadcast('realtime_admin', 'x', '{}') $$, 'manette.broadcast: topic manette_<kind>_<uuid>%',
+select throws_like($$ select manette.broadcast('realtime_admin', 'x', '{}') $$, 'manette.realtime_send: topic manette_<partie|joueur>_<uuid>%',
   'only Manette''s topics');
 select lives_ok(format($$ select manette.broadcast('manette_partie_%s', 'test', '{"n": 1}') $$, current_setting('test.mb')),
   'the engine broadcasts through the wrapper');
 reset role;
 select is((select row(r.event, r.private, r.payload)::text from realtime.messages r
            where r.topic = 'manette_partie_' || current_setting('test.mb') and r.event = 'test'),
-  row('test', false, '{"n": 1}'::jsonb)::text, 'as a public broadcast');
+  row('test', true, '{"n": 1}'::jsonb)::text, 'as a private broadcast (the game did not choose public rooms)');
 
 -- == The api.* entry points, as the façade's role ======================================
 set local role manette_api;

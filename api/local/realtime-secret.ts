@@ -1,0 +1,26 @@
+// The local stand-in's JWT secret (Supabase Realtime's `jwt_secret`): generated once and
+// kept in the data folder, so tokens survive restarts and every process of this instance
+// signs and verifies with the same key.
+import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { newRealtimeSecret } from '../security/realtime-token.js';
+
+export const REALTIME_SECRET_FILE = 'realtime-jwt-secret';
+
+export async function localRealtimeSecret(dataDir: string): Promise<string> {
+  const file = path.join(dataDir, REALTIME_SECRET_FILE);
+  await mkdir(dataDir, { recursive: true });
+  // Written aside, then linked into place: two first starts agree on one whole secret.
+  const candidate = `${file}.${process.pid}.tmp`;
+  await writeFile(candidate, newRealtimeSecret(), { mode: 0o600 });
+  try {
+    await link(candidate, file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    await rm(candidate, { force: true });
+  }
+  const secret = (await readFile(file, 'utf8')).trim();
+  if (secret.length < 32) throw new Error(`${file} does not hold a realtime secret (delete it to make a new one)`);
+  return secret;
+}
