@@ -10,8 +10,10 @@
 // latency of POST /match/action, and the latency from sending the POST to the `etat`
 // arriving at the other player (median and p99).
 // Rooms are private (the default): each player joins with the token of GET /realtime/config,
-// so every join runs the RLS policies of realtime.messages. The same run also joins the
-// public channel of the same name once per player (no authorization) to price a join.
+// so every join runs the RLS policies of realtime.messages. After the run, the price of
+// that authorization, against its limit measured in the same run: joins one at a time,
+// private room vs the public channel of the same name (no authorization); and per event in
+// Postgres, manette.broadcast (which picks the channel kind) vs realtime_send alone.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir, cpus, loadavg } from 'node:os';
@@ -163,8 +165,6 @@ try {
       });
       realtimeClients.push(rt);
       await rt.setAuth((await call('GET', '/realtime/config', p.token)).token);
-      // The public channel of the same name first (one topic per socket), for the price of a join.
-      await rt.removeChannel(await subscribe(rt, config.channel_prefix + match.id, false));
       await subscribe(rt, config.channel_prefix + match.id, true, (msg: any) => {
         const partie = msg.payload;
         // The players alternate (seat 1 plays turn 1, seat 2 turn 2, ...; tour_joueur in tour_par_tour).
@@ -184,6 +184,41 @@ try {
   await Promise.all(matches.map((m) => m.done));
   clearTimeout(timeout);
   const elapsed = endedAt - started;
+
+  // The price of authorization, one at a time (nothing else running now).
+  const priced = { private: [] as number[], public: [] as number[] };
+  {
+    const [p] = matches[0]!.seats;
+    const rt = new RealtimeClient(config.url, {
+      params: { apikey: config.key }, transport: WebSocket as unknown as RealtimeClientOptions['transport'], timeout: 10_000,
+    });
+    realtimeClients.push(rt);
+    await rt.setAuth((await call('GET', '/realtime/config', p!.token)).token);
+    for (let i = 0; i < 200; i++) {
+      for (const isPrivate of [false, true]) {
+        const before = joinLatency[isPrivate ? 'private' : 'public'].length;
+        await rt.removeChannel(await subscribe(rt, config.channel_prefix + matches[0]!.id, isPrivate));
+        priced[isPrivate ? 'private' : 'public'].push(joinLatency[isPrivate ? 'private' : 'public'][before]!);
+      }
+    }
+  }
+  const perEvent = async (sql: string) => {
+    const c = new pg.Client({ connectionString: databaseUrl });
+    await c.connect();
+    try {
+      await c.query('begin');
+      await c.query(`set local role manette_engine`);
+      await c.query(`select set_config('manette.game_id', (select game_id::text from manette.matches where id = $1), true)`, [matches[0]!.id]);
+      const t = performance.now();
+      await c.query(sql, [`manette_partie_${matches[0]!.id}`]);
+      return ((performance.now() - t) * 1000) / 5000;
+    } finally {
+      await c.query('rollback').catch(() => {});
+      await c.end();
+    }
+  };
+  const sendOnly = await perEvent(`select count(manette.realtime_send($1, 'x', '{"n": 1}', true)) from generate_series(1, 5000)`);
+  const broadcast = await perEvent(`select count(manette.broadcast($1, 'x', '{"n": 1}')) from generate_series(1, 5000)`);
 
   // Check: every match has exactly MOVES actions and numero_tour MOVES + 1.
   const db = new pg.Client({ connectionString: databaseUrl });
@@ -205,8 +240,10 @@ try {
     `POST /match/action latency, steady:         ${line(sorted(httpLatency, steadyFrom))}`,
     `POST sent → etat at the other player, all:  ${line(sorted(etatLatency))}`,
     `POST sent → etat at the other player, steady: ${line(sorted(etatLatency, steadyFrom))}`,
-    `join, public channel (no authorization):   ${line([...joinLatency.public].sort((a, b) => a - b))}`,
-    `join, private room (RLS policies run):     ${line([...joinLatency.private].sort((a, b) => a - b))}`,
+    `join during setup (16 at once), private:   ${line([...joinLatency.private].slice(0, 2 * MATCHES).sort((a, b) => a - b))}`,
+    `join one at a time, public (no authorization): ${line([...priced.public].sort((a, b) => a - b))}`,
+    `join one at a time, private (RLS policies run): ${line([...priced.private].sort((a, b) => a - b))}`,
+    `per event in Postgres: realtime_send alone ${sendOnly.toFixed(1)} µs, manette.broadcast ${broadcast.toFixed(1)} µs`,
     `database check: ${JSON.stringify(check)}`,
     `failed requests: ${failed}`,
   ].join('\n'));
