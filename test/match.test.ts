@@ -77,9 +77,9 @@ create function jeu_regles.sans_droits(partie jsonb, joueur_id uuid, action text
 returns jsonb language sql as $$ select '{}'::jsonb $$;
 create function jeu_regles.texte(partie jsonb, joueur_id uuid, action text, donnees jsonb)
 returns text language sql as $$ select '' $$;
-grant usage on schema jeu_regles to manette_engine;
+grant usage on schema jeu_regles to manette_rules;
 grant execute on function jeu_regles.compteur(jsonb, uuid, text, jsonb), jeu_regles.bogue(jsonb, uuid, text, jsonb),
-  jeu_regles.texte(jsonb, uuid, text, jsonb) to manette_engine;
+  jeu_regles.texte(jsonb, uuid, text, jsonb) to manette_rules;
 revoke execute on function jeu_regles.sans_droits(jsonb, uuid, text, jsonb) from public;
 `;
 
@@ -401,7 +401,7 @@ describe('a game\'s own rule function', () => {
       [{ equipes: 2, joueurs_par_equipe: 1, regles: 'perso' }, /modes\.m\.regles : jeu de règles inconnu « perso »/],
       [{ equipes: 2, joueurs_par_equipe: 1, regles: 'jeu_regles.absente' }, /modes\.m\.regles : fonction de règles introuvable : jeu_regles\.absente\(partie jsonb, joueur_id uuid, action text, donnees jsonb\) returns jsonb/],
       [{ equipes: 2, joueurs_par_equipe: 1, regles: 'jeu_regles.texte' }, /modes\.m\.regles : la fonction de règles doit être .* returns jsonb/],
-      [{ equipes: 2, joueurs_par_equipe: 1, regles: 'jeu_regles.sans_droits' }, /modes\.m\.regles : manette_engine doit pouvoir exécuter .*grant execute on function jeu_regles\.sans_droits/],
+      [{ equipes: 2, joueurs_par_equipe: 1, regles: 'jeu_regles.sans_droits' }, /modes\.m\.regles : manette_rules .*doit pouvoir exécuter .*grant execute on function jeu_regles\.sans_droits.* to manette_rules;/],
       [{ equipes: 3, joueurs_par_equipe: 1, regles: 'morpion' }, /modes\.m\.regles : morpion se joue à deux/],
       [{ equipes: 2, joueurs_par_equipe: 2, regles: 'morpion' }, /modes\.m\.regles : morpion se joue à deux/],
     ];

@@ -32,8 +32,8 @@ beforeAll(async () => {
   await app.sql(`create schema mm_perso;
     create function mm_perso.regles(partie jsonb, joueur_id uuid, action text, donnees jsonb) returns jsonb
       language sql as $$ select '{}'::jsonb $$;
-    grant usage on schema mm_perso to manette_engine;
-    grant execute on function mm_perso.regles(jsonb, uuid, text, jsonb) to manette_engine`);
+    grant usage on schema mm_perso to manette_rules;
+    grant execute on function mm_perso.regles(jsonb, uuid, text, jsonb) to manette_rules`);
   keyA = await app.applyGame(GAME);
   const keyB = await app.applyGame({ jeu: 'mm-b', nom: 'Matchmaking B', modes: { '1v1': GAME.modes['1v1'] } });
   api = client(app.baseUrl, keyA);

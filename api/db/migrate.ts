@@ -1,6 +1,14 @@
 // Applies the Supabase compatibility bootstrap (only what plain Postgres lacks) and then
 // every migration of supabase/migrations once, in order, recorded in the same table the
 // Supabase CLI uses, so `supabase migration up` and this runner agree.
+//
+// Migrations are append-only: once applied, a file never changes (a change goes in a new
+// migration). The runner keeps the sha256 of every applied file in
+// supabase_migrations.manette_checksums and refuses to start, naming the file, when an
+// applied file no longer matches (before applying anything). A version applied before
+// checksums existed, or by the Supabase CLI, gets the checksum of its file when the runner
+// first sees it (trust on first use).
+import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -15,13 +23,19 @@ const MIGRATION_LOCK = 7_318_264_001;
 
 export interface Migration { version: string; name: string; file: string }
 
-export async function listMigrations(): Promise<Migration[]> {
-  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{14}_.+\.sql$/.test(f)).sort();
-  return files.map((f) => ({ version: f.slice(0, 14), name: f.slice(15, -4), file: path.join(MIGRATIONS_DIR, f) }));
+export async function listMigrations(dir: string = MIGRATIONS_DIR): Promise<Migration[]> {
+  const files = (await readdir(dir)).filter((f) => /^\d{14}_.+\.sql$/.test(f)).sort();
+  return files.map((f) => ({ version: f.slice(0, 14), name: f.slice(15, -4), file: path.join(dir, f) }));
 }
 
-/** Returns the versions it applied. Safe to run from many processes at once. */
-export async function migrate(databaseUrl: string): Promise<string[]> {
+export const sha256 = (content: Buffer | string) => createHash('sha256').update(content).digest('hex');
+
+/**
+ * Returns the versions it applied. Safe to run from many processes at once. Throws, and
+ * applies nothing, when a migration already applied was changed since. `migrationsDir`
+ * is for tests.
+ */
+export async function migrate(databaseUrl: string, migrationsDir: string = MIGRATIONS_DIR): Promise<string[]> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   const applied: string[] = [];
@@ -32,21 +46,48 @@ export async function migrate(databaseUrl: string): Promise<string[]> {
     await client.query(`
       create schema if not exists supabase_migrations;
       create table if not exists supabase_migrations.schema_migrations (
-        version text not null primary key, statements text[], name text)`);
+        version text not null primary key, statements text[], name text);
+      create table if not exists supabase_migrations.manette_checksums (
+        version     text        not null primary key,
+        sha256      text        not null,
+        recorded_at timestamptz not null default now())`);
     const done = new Set(
       (await client.query<{ version: string }>('select version from supabase_migrations.schema_migrations')).rows
         .map((r) => r.version));
-    for (const m of await listMigrations()) {
+    const recorded = new Map(
+      (await client.query<{ version: string; sha256: string }>('select version, sha256 from supabase_migrations.manette_checksums')).rows
+        .map((r) => [r.version, r.sha256]));
+
+    const files = await Promise.all((await listMigrations(migrationsDir)).map(async (m) => {
+      const bytes = await readFile(m.file);
+      return { ...m, sql: bytes.toString('utf8'), sha256: sha256(bytes) };
+    }));
+    const changed = files.filter((m) => done.has(m.version) && recorded.has(m.version) && recorded.get(m.version) !== m.sha256);
+    if (changed.length > 0) {
+      const names = changed.map((m) => path.basename(m.file)).join(', ');
+      throw new Error(`applied migration changed: ${names} (sha256 differs from supabase_migrations.manette_checksums). `
+        + 'Migrations are append-only: restore the applied file and put the change in a new migration. Nothing was applied.');
+    }
+
+    // (A version applied again, after its history row was removed, gets its new checksum.)
+    const record = (m: { version: string; sha256: string }) => client.query(
+      `insert into supabase_migrations.manette_checksums (version, sha256) values ($1, $2)
+       on conflict (version) do update set sha256 = excluded.sha256, recorded_at = now()`, [m.version, m.sha256]);
+    // Trust on first use: applied before checksums existed, or by the Supabase CLI.
+    for (const m of files) {
+      if (done.has(m.version) && !recorded.has(m.version)) await record(m);
+    }
+    for (const m of files) {
       if (done.has(m.version)) continue;
-      const sql = await readFile(m.file, 'utf8');
       try {
-        await client.query(sql);
+        await client.query(m.sql);
       } catch (err) {
         throw new Error(`migration ${path.basename(m.file)} failed: ${(err as Error).message}`);
       }
       await client.query(
         'insert into supabase_migrations.schema_migrations (version, name, statements) values ($1, $2, $3)',
-        [m.version, m.name, [sql]]);
+        [m.version, m.name, [m.sql]]);
+      await record(m);
       applied.push(m.version);
     }
     await client.query('commit');

@@ -25,14 +25,14 @@ begin
                             'numero_tour', (partie->>'numero_tour')::integer + 1);
 end
 $$;
-grant usage on schema jeu_test to manette_engine;
-grant execute on function jeu_test.regles(jsonb, uuid, text, jsonb) to manette_engine;
+grant usage on schema jeu_test to manette_rules;
+grant execute on function jeu_test.regles(jsonb, uuid, text, jsonb) to manette_rules;
 create function jeu_test.prive(partie jsonb, joueur_id uuid, action text, donnees jsonb)
 returns jsonb language sql as $$ select '{}'::jsonb $$;
 revoke execute on function jeu_test.prive(jsonb, uuid, text, jsonb) from public;
 create function jeu_test.mauvais(partie jsonb, joueur_id uuid, action text, donnees jsonb)
 returns setof jsonb language sql as $$ select '{}'::jsonb $$;
-grant execute on function jeu_test.mauvais(jsonb, uuid, text, jsonb) to manette_engine;
+grant execute on function jeu_test.mauvais(jsonb, uuid, text, jsonb) to manette_rules;
 
 select manette_admin.apply_game($${"jeu": "mt-a", "nom": "A", "modes": {
   "1v1":   {"equipes": 2, "joueurs_par_equipe": 1, "regles": "morpion"},
@@ -211,7 +211,7 @@ select throws_ok($$ select manette_admin.apply_game('{"jeu": "mt-c", "nom": "C",
   'P0001', 'modes.m.regles : fonction de règles introuvable : jeu_test.absente(partie jsonb, joueur_id uuid, action text, donnees jsonb) returns jsonb (créez-la par une migration avant d’appliquer le fichier)',
   'apply: an unknown function is refused, naming the field');
 select throws_like($$ select manette_admin.apply_game('{"jeu": "mt-c", "nom": "C", "modes": {"m": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "jeu_test.prive"}}}', 'sk_live_MTCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC') $$,
-  'modes.m.regles : manette_engine doit pouvoir exécuter %', 'apply: a function the engine cannot execute is refused');
+  'modes.m.regles : manette_rules % doit pouvoir exécuter %', 'apply: a function the rule sandbox cannot execute is refused');
 select throws_like($$ select manette_admin.apply_game('{"jeu": "mt-c", "nom": "C", "modes": {"m": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "jeu_test.mauvais"}}}', 'sk_live_MTCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC') $$,
   'modes.m.regles : la fonction de règles doit être %', 'apply: a function returning a set is refused');
 select throws_like($$ select manette_admin.apply_game('{"jeu": "mt-c", "nom": "C", "modes": {"m": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "perso"}}}', 'sk_live_MTCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC') $$,
