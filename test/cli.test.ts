@@ -170,7 +170,11 @@ describe('npm start and npx manette apply', () => {
     const otherPort = await freePort();
     const { proc, out } = await npmStart({ DATABASE_URL: url, PORT: String(otherPort), MANETTE_DATA_DIR: path.join(dir, 'ext') });
     expect(out).toContain('Base      DATABASE_URL');
-    const key = /x-api-key: (sk_live_\w+)/.exec(out)![1]!;
+    expect(out).toContain('x-api-key: (pas de jeu demo)'); // a DATABASE_URL database's games are never touched
+    const file = path.join(dir, 'external.json');
+    await writeFile(file, JSON.stringify({ jeu: 'externe', nom: 'Externe' }));
+    const { stdout } = await run('npx', ['manette', 'apply', file], { env: { ...env, DATABASE_URL: url } });
+    const key = JSON.parse(stdout.trim().split('\n').pop()!).api_key as string;
     const reg = await fetch(`http://localhost:${otherPort}/api/public/v1/players/register`, {
       method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' },
       body: JSON.stringify({ pseudo: 'External', email: 'ext@example.test', password: 'motdepasse1' }),

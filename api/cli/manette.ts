@@ -6,9 +6,9 @@ import { pino } from 'pino';
 import { readSettings } from '../config/settings.js';
 import { applyGameFile, GameFileError, readGameFile } from '../config/apply.js';
 import { migrate } from '../db/migrate.js';
-import { startEmbeddedPostgres } from '../local/embedded.js';
+import { reportEmbeddedPostgresTo, startEmbeddedPostgres } from '../local/embedded.js';
 import { claimInstance, runningInstance } from '../local/instance.js';
-import { DEMO_GAME_FILE, startService } from '../server.js';
+import { startService } from '../server.js';
 
 z.config(z.locales.fr());
 
@@ -25,6 +25,8 @@ program.command('start')
         + `Arrête-la d’abord (Ctrl-C dans son terminal), ou lance une autre copie avec MANETTE_DATA_DIR et PORT différents.`);
       process.exit(1);
     }
+    // The embedded Postgres' supervisor reports crashes and restarts through our logger.
+    reportEmbeddedPostgresTo(logger);
     let service;
     try {
       service = await startService(settings, logger);
@@ -34,8 +36,8 @@ program.command('start')
       process.exit(1);
     }
     await lock.publish({ baseUrl: service.baseUrl, databaseUrl: service.databaseUrl, embedded: !settings.DATABASE_URL });
-    const demoKey = service.demo?.api_key
-      ?? (await applyGameFile(service.databaseUrl, DEMO_GAME_FILE).catch(() => undefined))?.api_key;
+    // Created on a fresh embedded database only, else read (never applied again): see startService.
+    const demoKey = service.demo?.api_key;
     console.log([
       '',
       `  Manette est prête.`,

