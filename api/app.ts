@@ -19,7 +19,7 @@ export const BODY_LIMIT = '2mb';
 export function createApp(deps: Deps, logger: Logger): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', process.env.TRUST_PROXY ?? false);
+  app.set('trust proxy', deps.settings.TRUST_PROXY);
 
   app.use(pinoHttp({
     logger,
@@ -48,7 +48,7 @@ export function createApp(deps: Deps, logger: Logger): express.Express {
       await deps.pool.query('select 1');
       res.json({ ok: true, data: { database: 'ok' } });
     } catch {
-      res.status(503).json({ ok: false, error: 'unavailable', message: messageFor('unavailable', 'fr'), data: { database: 'unreachable' } });
+      res.status(503).set('Retry-After', '1').json({ ok: false, error: 'unavailable', message: messageFor('unavailable', 'fr'), data: { database: 'unreachable' } });
     }
   });
 
@@ -66,15 +66,18 @@ export function createApp(deps: Deps, logger: Logger): express.Express {
   });
 
   const api = express.Router();
-  api.use(rateLimit(deps));
+  const knownKeys = new KnownKeys();
+  api.use(rateLimit(deps, knownKeys));
   api.use(requireJsonBody);
-  api.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
+  // Bodies are never compressed (contract section 12): refused before any parsing.
+  api.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'], inflate: false }));
+  api.use(rejectDeepJson);
 
   const openapi = buildOpenApi(routes, BASE_PATH);
   api.get('/openapi.json', (_req, res) => { res.json(openapi); });
   api.use('/docs', docsRouter(`${BASE_PATH}/openapi.json`));
 
-  for (const route of routes) api[route.method](route.path, handle(route, deps));
+  for (const route of routes) api[route.method](route.path, handle(route, deps, knownKeys));
 
   app.use(BASE_PATH, api);
   app.use((_req, _res, next) => next(ERRORS.notFound()));
@@ -86,20 +89,32 @@ function lang(req: Request): Lang {
   return req.acceptsLanguages('fr', 'en') === 'en' ? 'en' : 'fr';
 }
 
-function handle(route: RouteDef<unknown, unknown, unknown>, deps: Deps) {
+function handle(route: RouteDef<unknown, unknown, unknown>, deps: Deps, knownKeys: KnownKeys) {
   return async (req: Request, res: Response, next: NextFunction) => {
+    const key = req.get('x-api-key');
     try {
       const ctx = contextOf(req, deps);
       if (route.auth !== 'public' && !ctx.key) throw ERRORS.missingKey();
       if (route.auth === 'player' && !ctx.token) throw ERRORS.missingPlayer();
       const l = lang(req);
-      const params = parse(route.params, req.params, ERRORS.notFound, l);
+      // Postgres text cannot hold U+0000: refused here, once, like any other bad value.
+      if (nulPath(req.params) !== undefined) throw (route.notFound ?? ERRORS.notFound)();
+      const inQuery = nulPath(req.query);
+      if (inQuery !== undefined) throw ERRORS.invalidQuery([{ champ: inQuery, message: NUL_MESSAGE[l] }]);
+      const inBody = route.body && !route.bodyError ? nulPath(req.body) : undefined;
+      if (inBody !== undefined) throw ERRORS.validationFailed([{ champ: inBody, message: NUL_MESSAGE[l] }]);
+      const params = parse(route.params, req.params, route.notFound ?? ERRORS.notFound, l);
       const query = parse(route.query, req.query, ERRORS.invalidQuery, l);
       const body = route.body ? parse(route.body, req.body ?? {}, route.bodyError ?? ERRORS.validationFailed, l) : undefined;
       const result = await route.handler({ body, query, params, ctx, deps, req });
       const reply = result instanceof Reply ? result : new Reply(route.status ?? 200, result);
+      if (key && route.auth !== 'public') knownKeys.add(key);
       res.status(reply.status).json({ ok: true, ...reply.body });
     } catch (err) {
+      // The database answered about this key: remember whether it is a real one.
+      if (key && isSqlVerdictOnKey(err)) {
+        if ((err as { message?: string }).message === 'invalid_key') knownKeys.delete(key); else knownKeys.add(key);
+      }
       next(err);
     }
   };
@@ -125,8 +140,59 @@ function contextOf(req: Request, deps: Deps): RequestContext {
   };
 }
 
-// A body sent with POST/PATCH must be JSON; bodiless POSTs (logout, leave) are fine.
+/** A business error raised in SQL (manette.fail), which only happens once the key was looked up. */
+function isSqlVerdictOnKey(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown };
+  return typeof e?.code === 'string' && /^MN\d{3}$/.test(e.code) && e.message !== 'missing_key';
+}
+
+const NUL_MESSAGE = { fr: 'le caractère U+0000 n’est pas accepté', en: 'the U+0000 character is not accepted' };
+
+/** The path (a.b.0) of the first string or key holding U+0000, '' for the root; undefined if none. Iterative. */
+export function nulPath(value: unknown): string | undefined {
+  const stack: Array<[unknown, string]> = [[value, '']];
+  while (stack.length > 0) {
+    const [v, at] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return at;
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, child] of Object.entries(v)) {
+        const childPath = at === '' ? k : `${at}.${k}`;
+        if (k.includes('\u0000')) return childPath;
+        stack.push([child, childPath]);
+      }
+    }
+  }
+  return undefined;
+}
+
+export const MAX_JSON_DEPTH = 64;
+
+/** Nesting depth of a parsed JSON value, counted without recursion (a scalar is 0). */
+export function jsonDepth(value: unknown, limit = Infinity): number {
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    const d = depth + 1;
+    if (d > max) max = d;
+    if (max > limit) return max;
+    for (const child of Object.values(v)) stack.push([child, d]);
+  }
+  return max;
+}
+
+// JSON nested deeper than 64 levels is invalid_json (contract section 12).
+function rejectDeepJson(req: Request, _res: Response, next: NextFunction) {
+  next(req.body !== undefined && jsonDepth(req.body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH ? ERRORS.invalidJson() : undefined);
+}
+
+// A body sent with POST/PATCH must be JSON; bodiless POSTs (logout, leave) are fine. A
+// Content-Encoding other than identity is unsupported_media_type, whatever the method.
 function requireJsonBody(req: Request, _res: Response, next: NextFunction) {
+  const encoding = (req.get('content-encoding') ?? 'identity').trim().toLowerCase();
+  if (encoding !== 'identity' && encoding !== '') return next(ERRORS.unsupportedMediaType());
   const hasBody = Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
   if ((req.method === 'POST' || req.method === 'PATCH') && hasBody && !req.is(['application/json', 'application/*+json'])) {
     return next(ERRORS.unsupportedMediaType());
@@ -134,16 +200,39 @@ function requireJsonBody(req: Request, _res: Response, next: NextFunction) {
   next();
 }
 
-// Per key and client address: a steady rate with bursts (contract section 9).
-function rateLimit(deps: Deps) {
+// Keys this process has seen accepted by the database (a bounded, expiring set). A key not
+// in it is first charged to its client address alone, so made-up keys cannot each buy a
+// bucket of database lookups (contract section 9). Per process, like the limits.
+export class KnownKeys {
+  private readonly seen = new Map<string, number>();
+  constructor(private readonly max = 10_000, private readonly ttlMs = 10 * 60_000) {}
+  has(key: string): boolean {
+    const at = this.seen.get(key);
+    return at !== undefined && Date.now() - at < this.ttlMs;
+  }
+  add(key: string): void {
+    this.seen.delete(key);
+    this.seen.set(key, Date.now());
+    if (this.seen.size > this.max) this.seen.delete(this.seen.keys().next().value!);
+  }
+  delete(key: string): void { this.seen.delete(key); }
+}
+
+// Per key and client address: a steady rate with bursts (contract section 9); unknown
+// keys first per client address, before any database work.
+function rateLimit(deps: Deps, knownKeys: KnownKeys) {
   const { MANETTE_RATE_LIMIT_RPS: rps, MANETTE_RATE_LIMIT_BURST: burst } = deps.settings;
-  const limiter = new BurstyRateLimiter(
-    new RateLimiterMemory({ points: rps, duration: 1 }),
-    new RateLimiterMemory({ keyPrefix: 'burst', points: Math.max(burst - rps, 1), duration: Math.max(Math.ceil(burst / rps), 1) }),
+  const bursty = (prefix: string) => new BurstyRateLimiter(
+    new RateLimiterMemory({ keyPrefix: prefix, points: rps, duration: 1 }),
+    new RateLimiterMemory({ keyPrefix: `${prefix}-burst`, points: Math.max(burst - rps, 1), duration: Math.max(Math.ceil(burst / rps), 1) }),
   );
+  const perKey = bursty('key');
+  const unknownKeysPerAddress = bursty('unknown-key');
   return async (req: Request, _res: Response, next: NextFunction) => {
+    const key = req.get('x-api-key') ?? '-';
     try {
-      await limiter.consume(`${req.get('x-api-key') ?? '-'}|${req.ip}`);
+      if (!knownKeys.has(key)) await unknownKeysPerAddress.consume(req.ip ?? '-');
+      await perKey.consume(`${key}|${req.ip}`);
       next();
     } catch (rejection) {
       if (rejection instanceof RateLimiterRes) {

@@ -1,6 +1,5 @@
 // Starts the whole service: database (embedded by default, or DATABASE_URL),
-// migrations, the demo game on a fresh database, local realtime, and the HTTP façade.
-import http from 'node:http';
+// migrations, the demo game on a fresh embedded database, local realtime, and the HTTP façade.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino, type Logger } from 'pino';
@@ -8,12 +7,15 @@ import type { Settings } from './config/settings.js';
 import { migrate } from './db/migrate.js';
 import { callApi, createPool, type Pool } from './db/pool.js';
 import { applyGameFile, gameCount } from './config/apply.js';
+import { existingDemoGame } from './local/demo.js';
 import { startEmbeddedPostgres, type RunningPostgres } from './local/embedded.js';
 import { startLocalRealtime, type LocalRealtime } from './local/realtime/server.js';
 import { createGoogleVerifier } from './security/google.js';
+import { hashingQueue } from './security/password.js';
 import { createRealtimeSigner, type RealtimeSigningKey } from './security/realtime-token.js';
 import { localRealtimeSecret } from './local/realtime-secret.js';
 import { BASE_PATH, createApp } from './app.js';
+import { createApiServer, DEFAULT_LIMITS, listen } from './http/node-server.js';
 import type { Deps } from './http/route.js';
 
 export const DEMO_GAME_FILE = fileURLToPath(new URL('../examples/demo/game.json', import.meta.url));
@@ -75,10 +77,14 @@ export async function startService(settings: Settings, logger: Logger = pino({ l
     const applied = await migrate(databaseUrl);
     if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
 
+    // The demo game is created on a fresh embedded database only. Later starts, and any
+    // DATABASE_URL database (whose games are never touched), only read its key if it exists.
     let demo: Service['demo'];
-    if ((await gameCount(databaseUrl)) === 0) {
+    if (!settings.DATABASE_URL && (await gameCount(databaseUrl)) === 0) {
       demo = await applyGameFile(databaseUrl, DEMO_GAME_FILE);
       logger.info({ jeu: demo.jeu }, 'demo game created');
+    } else {
+      demo = await existingDemoGame(databaseUrl).catch(() => undefined);
     }
 
     const pool = createPool(databaseUrl, { role: settings.MANETTE_DB_ROLE, max: settings.MANETTE_DB_POOL_SIZE });
@@ -108,12 +114,10 @@ export async function startService(settings: Settings, logger: Logger = pino({ l
       realtimeServiceKey = await signer.serviceKey();
     }
 
+    hashingQueue(settings.MANETTE_SCRYPT_N); // measures the cost of a hash now, not at the first login
     const app = createApp({ pool, settings, realtime, verifyGoogleIdToken: createGoogleVerifier(settings.MANETTE_GOOGLE_JWKS_URL) }, logger);
-    const server = http.createServer(app);
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(settings.PORT, settings.HOST, () => resolve());
-    });
+    const server = createApiServer(app, { ...DEFAULT_LIMITS, maxConnectionsPerAddress: settings.MANETTE_MAX_CONNECTIONS_PER_ADDRESS });
+    await listen(server, settings.PORT, settings.HOST);
     cleanups.push(() => new Promise((r) => { server.close(r); server.closeAllConnections(); }));
     const port = (server.address() as { port: number }).port;
     const host = settings.HOST === '0.0.0.0' || settings.HOST === '::' ? 'localhost' : settings.HOST;

@@ -1,9 +1,25 @@
 // Process settings, read once from the environment. Nothing here is per request.
 import { z } from 'zod';
 
+/**
+ * TRUST_PROXY, for Express's `trust proxy`: unset/false, true, a hop count ("1"), or a
+ * comma-separated list of addresses, subnets or loopback / linklocal / uniquelocal.
+ */
+export function parseTrustProxy(value: string | undefined): boolean | number | string[] {
+  const v = value?.trim() ?? '';
+  if (v === '' || v.toLowerCase() === 'false') return false;
+  if (v.toLowerCase() === 'true') return true;
+  if (/^\d+$/.test(v)) return Number(v);
+  return v.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
 const Env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().default('0.0.0.0'),
+  // Dual-stack by default: `::` accepts IPv6 and IPv4 (localhost may be ::1 or 127.0.0.1).
+  HOST: z.string().default('::'),
+  TRUST_PROXY: z.string().optional().transform(parseTrustProxy),
+  // Connections one client address may hold open (slow clients, contract section 12).
+  MANETTE_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(1).default(256),
   DATABASE_URL: z.string().url().optional(),
   // Role the façade assumes on every connection; it may execute api.* only.
   MANETTE_DB_ROLE: z.string().regex(/^[a-z_][a-z0-9_]*$/).default('manette_api'),

@@ -3,18 +3,34 @@ import { ApiError, isRetryable } from '../http/errors.js';
 
 export type Pool = pg.Pool;
 
+/** Every request has a database answer, or gives up, within about this (contract section 12). */
+export const DATABASE_DEADLINE_MS = 5_000;
+
 /**
  * The façade's pool. Every connection starts as `role` (manette_api by default), which
- * may execute api.* and nothing else; the role is set by a startup parameter, so it
- * costs no round trip.
+ * may execute api.* and nothing else; the role and the time limits are startup
+ * parameters, so they cost no round trip. A frozen or partitioned database: no connection
+ * within 5 s, no answer within 5 s (the server cancels at statement_timeout; the client
+ * drops the connection at query_timeout if even that never comes), TCP keepalives, and no
+ * transaction left idle: the request becomes 503 `unavailable` and the pool replaces the
+ * connection.
  */
-export function createPool(databaseUrl: string, opts: { role?: string; max?: number } = {}): pg.Pool {
+export function createPool(databaseUrl: string, opts: { role?: string; max?: number; deadlineMs?: number } = {}): pg.Pool {
+  const deadline = opts.deadlineMs ?? DATABASE_DEADLINE_MS;
+  const startup = [
+    ...(opts.role ? [`-c role=${opts.role}`] : []),
+    `-c statement_timeout=${deadline}`,
+    `-c idle_in_transaction_session_timeout=${2 * deadline}`,
+  ];
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: opts.max ?? 20,
     idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: 5_000,
-    options: opts.role ? `-c role=${opts.role}` : undefined,
+    connectionTimeoutMillis: deadline,
+    query_timeout: deadline + 500,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    options: startup.join(' '),
   });
   // A connection lost while idle (database restart) must not crash the process;
   // the pool opens a new one on the next request.

@@ -24,16 +24,20 @@ export const ERRORS = {
   invalidQuery: (details: FieldIssue[]) => new ApiError(400, 'invalid_query', { details }),
   payloadTooLarge: () => new ApiError(413, 'payload_too_large'),
   notFound: () => new ApiError(404, 'not_found'),
+  tableNotFound: () => new ApiError(404, 'table_not_found'),
+  fileNotFound: () => new ApiError(404, 'file_not_found'),
+  leaderboardNotFound: () => new ApiError(404, 'leaderboard_not_found'),
   playerNotFound: () => new ApiError(404, 'player_not_found'),
   rateLimited: (retryAfter: number) => new ApiError(429, 'rate_limited', { retryAfter }),
-  unavailable: () => new ApiError(503, 'unavailable'),
+  unavailable: () => new ApiError(503, 'unavailable', { retryAfter: 1 }),
   internal: () => new ApiError(500, 'internal_error'),
 };
 
 interface PgLikeError { code?: string; message?: string; detail?: string; type?: string; status?: number }
 
-// SQLSTATEs meaning the database is unreachable or going away: the client may retry.
-const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006']);
+// SQLSTATEs meaning the database is unreachable, going away or too slow to answer in time
+// (57014: statement_timeout): the client may retry.
+const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '57014', '53300', '08000', '08001', '08003', '08004', '08006']);
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
 
 export function mapError(err: unknown): ApiError {
@@ -72,7 +76,9 @@ export function isRetryable(err: unknown): boolean {
 
 function isConnectionError(e: PgLikeError): boolean {
   const m = e.message ?? '';
-  return /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(m);
+  // node-postgres: a lost connection, no connection within connectionTimeoutMillis, or no
+  // answer within query_timeout (a frozen or partitioned database).
+  return /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i.test(m);
 }
 
 function parseDetail(detail: string | undefined): Record<string, unknown> {

@@ -30,6 +30,10 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
   rate_limited: { fr: 'Trop de requêtes, ralentis un peu.', en: 'Too many requests, slow down.' },
   unavailable: { fr: 'Service momentanément indisponible, réessaie dans un instant.', en: 'Service temporarily unavailable, try again shortly.' },
   internal_error: { fr: 'Erreur interne du serveur.', en: 'Internal server error.' },
+  bad_request: { fr: 'Requête HTTP mal formée.', en: 'Malformed HTTP request.' },
+  headers_too_large: { fr: 'Les en-têtes de la requête sont trop volumineux.', en: 'The request headers are too large.' },
+  request_timeout: { fr: 'La requête a mis trop de temps à arriver.', en: 'The request took too long to arrive.' },
+  too_many_connections: { fr: 'Trop de connexions ouvertes depuis cette adresse.', en: 'Too many open connections from this address.' },
 
   // Reasons (`reason` beside upload_failed and action_refusee).
   'upload_failed.fichier_existe': { fr: 'Un fichier porte déjà ce nom.', en: 'A file with this name already exists.' },

@@ -43,7 +43,10 @@ export interface RouteDef<B = unknown, Q = unknown, P = unknown> {
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
   params?: z.ZodType<P>;
-  /** The error for a body that fails `body` (default: validation_failed with details). */
+  /** The error for a path parameter that can name nothing, e.g. one holding U+0000 (default: not_found). */
+  notFound?: () => ApiError;
+  /** The error for a body that fails `body` (default: validation_failed with details). A route
+   *  with its own body error also checks its strings itself (U+0000 included). */
   bodyError?: (issues: FieldIssue[]) => ApiError;
   /** Documented response (beside `ok`). */
   response?: z.ZodType;

@@ -1,6 +1,5 @@
 // Test harness: a clean database per test file (cloned from the migrated template) and
 // the real façade on a real HTTP port. No mocks of our own database.
-import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { writeFile, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,6 +8,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { inject } from 'vitest';
 import { createApp, BASE_PATH } from '../../api/app.js';
+import { createApiServer, DEFAULT_LIMITS, type NodeServerLimits } from '../../api/http/node-server.js';
 import { createPool } from '../../api/db/pool.js';
 import { realtimeKeyCheck } from '../../api/server.js';
 import { startLocalRealtime } from '../../api/local/realtime/server.js';
@@ -61,7 +61,10 @@ export interface TestApp {
 
 export async function startTestApp(
   env: Record<string, string> = {}, databaseUrl?: string,
-  opts: { logs?: string[]; /** also run the local Realtime stand-in on this database */ realtime?: boolean } = {},
+  opts: {
+    logs?: string[]; /** also run the local Realtime stand-in on this database */ realtime?: boolean;
+    /** Node server limits (slow clients, connections per address) for fault tests. */ limits?: Partial<NodeServerLimits>;
+  } = {},
 ): Promise<TestApp> {
   const dbUrl = databaseUrl ?? (await freshDatabase());
   const settings = readSettings({
@@ -98,7 +101,7 @@ export async function startTestApp(
   }, opts.logs
     ? pino({ level: 'info' }, { write: (line: string) => { opts.logs!.push(line); } })
     : pino({ level: settings.LOG_LEVEL }));
-  const server = http.createServer(app);
+  const server = createApiServer(app, { ...DEFAULT_LIMITS, ...opts.limits });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;
   const dir = await mkdtemp(path.join(tmpdir(), 'manette-game-'));

@@ -11,6 +11,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { createAuthorizer } from './authorization.js';
 import { Hub } from './hub.js';
+import { listen } from '../../http/node-server.js';
 import { authorizeToken, handshakeError, looksLikeJwt } from './jwt.js';
 import { startBroadcastListener, type Log } from './listener.js';
 import { negotiateVsn, type Vsn } from './protocol.js';
@@ -203,10 +204,7 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
   });
 
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(opts.port, host, () => { server.off('error', reject); resolve(); });
-    });
+    await listen(server, opts.port, host); // `::` is dual-stack; 0.0.0.0 where IPv6 is unavailable
   } catch (err) {
     await listener.close();
     await authorizer.close();

@@ -1,5 +1,6 @@
 // GET /leaderboards/:id/scores → api.leaderboards_scores
 import { z } from 'zod';
+import { ERRORS } from '../../http/errors.js';
 import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';
 import { BoardParams, Score, boardId } from './common.js';
@@ -21,6 +22,7 @@ export default defineRoute({
     + '(liste vide s’il n’a pas d’entrée) ; il ne se combine pas avec `offset`.',
   auth: 'key',
   params: BoardParams,
+  notFound: ERRORS.leaderboardNotFound,
   query: z.strictObject({
     limit: IntParam(1, 100).optional().meta({ description: '1 à 100, 10 par défaut.' }),
     offset: IntParam(0, 1e15).optional().meta({ description: '0 ou plus, 0 par défaut.' }),

@@ -1,5 +1,6 @@
 // POST /leaderboards/:id/submit → api.leaderboards_submit
 import { z } from 'zod';
+import { ERRORS } from '../../http/errors.js';
 import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';
 import { BoardParams, boardId } from './common.js';
@@ -14,6 +15,7 @@ export default defineRoute({
     + '`ameliore` (la soumission a-t-elle changé la valeur). Hors de `valeur_min`/`valeur_max` : `validation_failed`.',
   auth: 'player',
   params: BoardParams,
+  notFound: ERRORS.leaderboardNotFound,
   body: z.strictObject({ valeur: z.number().meta({ description: 'Nombre fini.' }) }),
   response: z.object({
     data: z.object({ valeur: z.number(), rang: z.number().int(), ameliore: z.boolean() }),

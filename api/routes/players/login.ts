@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';
-import { verifyPassword } from '../../security/password.js';
+import { hashingQueue, verifyPassword } from '../../security/password.js';
 import { newPlayerToken } from '../../security/tokens.js';
 import { Session } from '../schemas.js';
 
@@ -22,9 +22,16 @@ export default defineRoute({
   }),
   response: Session,
   async handler({ body, ctx, deps }) {
-    const start = await callApi<{ attempt_id: number; password_hash: string | null }>(
-      deps.pool, 'players_login_start', ctx, { identifiant: body.identifiant ?? body.email });
-    const succeeded = await verifyPassword(body.password, start.password_hash, deps.settings.MANETTE_SCRYPT_N);
+    // A place for the hash first: when hashing is saturated, 503 before the attempt is counted.
+    const ticket = hashingQueue(deps.settings.MANETTE_SCRYPT_N).reserve();
+    let start: { attempt_id: number; password_hash: string | null };
+    try {
+      start = await callApi(deps.pool, 'players_login_start', ctx, { identifiant: body.identifiant ?? body.email });
+    } catch (err) {
+      ticket.cancel();
+      throw err;
+    }
+    const succeeded = await verifyPassword(body.password, start.password_hash, deps.settings.MANETTE_SCRYPT_N, ticket);
     return callApi(deps.pool, 'players_login_finish', ctx, {
       attempt_id: start.attempt_id, succeeded, token: newPlayerToken(),
     });

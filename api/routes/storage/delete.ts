@@ -1,5 +1,6 @@
 // DELETE /storage/files/:nom → api.storage_files_delete
 import { z } from 'zod';
+import { ERRORS } from '../../http/errors.js';
 import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';
 import { Fichier } from './rules.js';
@@ -12,6 +13,7 @@ export default defineRoute({
   summary: 'Supprimer un fichier du joueur connecté',
   auth: 'player',
   params: FileParams,
+  notFound: ERRORS.fileNotFound,
   response: z.object({ data: z.object({ fichier: Fichier }) }),
   handler: ({ params, ctx, deps }) => callApi(deps.pool, 'storage_files_delete', ctx, fileKey(params.nom)),
 });

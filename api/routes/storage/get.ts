@@ -1,5 +1,6 @@
 // GET /storage/files/:nom → api.storage_files_get
 import { z } from 'zod';
+import { ERRORS } from '../../http/errors.js';
 import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';
 import { Fichier, storable } from './rules.js';
@@ -16,6 +17,7 @@ export default defineRoute({
   summary: 'Lire un fichier du joueur connecté',
   auth: 'player',
   params: FileParams,
+  notFound: ERRORS.fileNotFound,
   response: z.object({ data: z.object({ fichier: Fichier, contenu: z.string() }) }),
   handler: ({ params, ctx, deps }) => callApi(deps.pool, 'storage_files_get', ctx, fileKey(params.nom)),
 });

@@ -18,6 +18,7 @@ export default defineRoute({
     + 'dans les 24 h renvoie la première réponse et ne crée rien de plus.',
   auth: 'key',
   params: TableParams,
+  notFound: ERRORS.tableNotFound,
   body: Donnees,
   response: z.object({ data: Ligne }),
   status: 201,

@@ -1,5 +1,6 @@
 // DELETE /tables/:nomTable/:id → api.tables_delete
 import { z } from 'zod';
+import { ERRORS } from '../../http/errors.js';
 import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';
 import { Ligne, RowParams } from './schemas.js';
@@ -12,6 +13,7 @@ export default defineRoute({
   description: 'Seul le propriétaire supprime sa ligne (`forbidden` sinon).',
   auth: 'key',
   params: RowParams,
+  notFound: ERRORS.tableNotFound,
   response: z.object({ data: Ligne }),
   handler: ({ params, ctx, deps }) => callApi(deps.pool, 'tables_delete', ctx, { table: params.nomTable, id: params.id }),
 });

@@ -1,5 +1,6 @@
 // GET /tables/:nomTable/:id → api.tables_get
 import { z } from 'zod';
+import { ERRORS } from '../../http/errors.js';
 import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';
 import { Ligne, RowParams } from './schemas.js';
@@ -12,6 +13,7 @@ export default defineRoute({
   description: 'Mêmes droits que la liste : une ligne que le joueur ne peut pas voir est `row_not_found`.',
   auth: 'key',
   params: RowParams,
+  notFound: ERRORS.tableNotFound,
   response: z.object({ data: Ligne }),
   handler: ({ params, ctx, deps }) => callApi(deps.pool, 'tables_get', ctx, { table: params.nomTable, id: params.id }),
 });

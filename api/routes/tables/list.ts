@@ -1,5 +1,6 @@
 // GET /tables/:nomTable → api.tables_list
 import { z } from 'zod';
+import { ERRORS } from '../../http/errors.js';
 import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';
 import { Ligne, TableParams } from './schemas.js';
@@ -25,6 +26,7 @@ export default defineRoute({
     + 'en `asc`, en dernier en `desc`. Voir docs/tables.md.',
   auth: 'key',
   params: TableParams,
+  notFound: ERRORS.tableNotFound,
   query: z.object({
     limit: IntParam(1, 200).optional().meta({ description: '1 à 200, 50 par défaut.' }),
     offset: IntParam(0, 2147483647).optional().meta({ description: '0 ou plus, 0 par défaut.' }),

@@ -1,5 +1,6 @@
 // PATCH /tables/:nomTable/:id → api.tables_update
 import { z } from 'zod';
+import { ERRORS } from '../../http/errors.js';
 import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';
 import { Donnees, Ligne, RowParams } from './schemas.js';
@@ -13,6 +14,7 @@ export default defineRoute({
     + 'leur valeur ; `null` efface la valeur d’une colonne non requise.',
   auth: 'key',
   params: RowParams,
+  notFound: ERRORS.tableNotFound,
   body: Donnees,
   response: z.object({ data: Ligne }),
   handler: ({ params, body, ctx, deps }) =>
