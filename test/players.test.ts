@@ -1,9 +1,12 @@
 // Contract section 3 (players) and section 2 (keys and tokens), over real HTTP.
 import http from 'node:http';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { client, minimalGame, startTestApp, type TestApp } from './support/harness.js';
 import { hashPassword, verifyPassword } from '../api/security/password.js';
+import { detailMessageFor } from '../api/http/messages.js';
 
 let app: TestApp;
 let jwks: http.Server;
@@ -58,6 +61,35 @@ describe('POST /players/register', () => {
     expect(email.body.error).toBe('email_taken');
   });
 
+  it('accepts pseudos in any script, stored in NFC (contract section 12)', async () => {
+    for (const pseudo of ['Zoé', 'Ёлка', '名前です', 'ΣΊΣΥΦΟΣ_3', 'x٣y']) {
+      const r = await api.post('/players/register', { pseudo, email: `u${Buffer.from(pseudo).toString('hex')}@example.test`, password: 'motdepasse1' });
+      expect([r.status, r.body.data?.joueur?.pseudo]).toEqual([201, pseudo]);
+    }
+    // 32 characters after NFC, even though each é arrives as two code points.
+    const decomposed = 'e\u0301'.repeat(32);
+    const long = await api.post('/players/register', { pseudo: decomposed, email: 'long@example.test', password: 'motdepasse1' });
+    expect([long.status, long.body.data?.joueur?.pseudo]).toEqual([201, 'é'.repeat(32)]);
+    const [row] = await app.sql('select pseudo, pseudo is nfc normalized as nfc from manette.players where id = $1', [long.body.data.joueur.id]);
+    expect(row).toEqual({ pseudo: 'é'.repeat(32), nfc: true });
+  });
+
+  it('compares pseudos ignoring case after NFC: ZOÉ and a decomposed Zoé are Zoé', async () => {
+    const zoe = await client(app.baseUrl, keyB).register('Zoé', { email: 'zoe@example.test' });
+    const other = client(app.baseUrl, keyB);
+    for (const pseudo of ['ZOÉ', 'zoé', 'Zoe\u0301', 'ZOE\u0301']) {
+      const r = await other.post('/players/register', { pseudo, email: `${Math.random().toString(36).slice(2)}@example.test`, password: 'motdepasse1' });
+      expect([r.status, r.body.error]).toEqual([409, 'pseudo_taken']);
+    }
+    expect((await other.post('/players/register', { pseudo: 'ЁЛКА', email: 'elka1@example.test', password: 'motdepasse1' })).status).toBe(201);
+    expect((await other.post('/players/register', { pseudo: 'ёлка', email: 'elka2@example.test', password: 'motdepasse1' })).body.error).toBe('pseudo_taken');
+    // Login by pseudo finds the same player, whatever the case or the normalisation form.
+    for (const identifiant of ['Zoé', 'ZOÉ', 'zoe\u0301', 'ZOE\u0301']) {
+      const r = await other.post('/players/login', { identifiant, password: 'motdepasse-solide' });
+      expect([r.status, r.body.data?.joueur?.id]).toEqual([200, zoe.data.joueur.id]);
+    }
+  });
+
   it('allows the same pseudo in another game', async () => {
     const r = await client(app.baseUrl, keyB).post('/players/register', { pseudo: 'Bob', email: 'bob@example.test', password: 'motdepasse1' });
     expect(r.status).toBe(201);
@@ -74,6 +106,13 @@ describe('POST /players/register', () => {
     [{ pseudo: 'Valid', email: 'x@example.test', password: 'motdepasse1', pays: 'ZZ' }, 'pays'],
     [{ email: 'x@example.test', password: 'motdepasse1' }, 'pseudo'],
     [{ pseudo: 42, email: 'x@example.test', password: 'motdepasse1' }, 'pseudo'],
+    [{ pseudo: 'Zoé😀', email: 'x@example.test', password: 'motdepasse1' }, 'pseudo'],
+    [{ pseudo: '😀😀😀', email: 'x@example.test', password: 'motdepasse1' }, 'pseudo'],
+    [{ pseudo: 'Zoé Zoé', email: 'x@example.test', password: 'motdepasse1' }, 'pseudo'],
+    [{ pseudo: 'Zoé\u00a0Z', email: 'x@example.test', password: 'motdepasse1' }, 'pseudo'],
+    [{ pseudo: 'Zo\u200bé', email: 'x@example.test', password: 'motdepasse1' }, 'pseudo'],
+    [{ pseudo: 'ab\u0301', email: 'x@example.test', password: 'motdepasse1' }, 'pseudo'],
+    [{ pseudo: 'é'.repeat(33), email: 'x@example.test', password: 'motdepasse1' }, 'pseudo'],
   ])('validation_failed names the field (%j)', async (body, champ) => {
     const r = await api.post('/players/register', body);
     expect(r.status).toBe(400);
@@ -165,6 +204,62 @@ describe('POST /players/login', () => {
       api.post('/players/login', { identifiant: 'erin', password: 'mauvais-mdp' })));
     expect(replies.filter((r) => r.status === 401)).toHaveLength(10);
     expect(replies.filter((r) => r.status === 429)).toHaveLength(20);
+  });
+});
+
+describe('POST /players/login: limits per client address and per identifier (contract section 9)', () => {
+  // Behind a proxy (TRUST_PROXY=1), X-Forwarded-For gives each request its client address.
+  let proxied: TestApp;
+  let via: ReturnType<typeof client>;
+  const login = (from: string, identifiant: string, password: string) =>
+    via.post('/players/login', { identifiant, password }, { headers: { 'x-forwarded-for': from } });
+  beforeAll(async () => {
+    proxied = await startTestApp({ TRUST_PROXY: '1' }, app.databaseUrl);
+    via = client(proxied.baseUrl, keyA);
+  });
+  afterAll(async () => { await proxied?.close(); });
+
+  it('10 failures from address A lock A only: the player still logs in from B', async () => {
+    await api.register('Olga');
+    for (let i = 0; i < 10; i++) {
+      expect((await login('203.0.113.1', 'olga', 'mauvais-mdp')).status).toBe(401);
+    }
+    const locked = await login('203.0.113.1', 'Olga', 'motdepasse-solide');
+    expect([locked.status, locked.body.error]).toEqual([429, 'too_many_attempts']);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Another address: the right password works, a wrong one is only a failure.
+    const fromB = await login('198.51.100.7', 'olga', 'motdepasse-solide');
+    expect([fromB.status, fromB.body.data?.joueur?.pseudo]).toEqual([200, 'Olga']);
+    expect((await login('198.51.100.7', 'OLGA', 'mauvais-mdp')).status).toBe(401);
+    expect((await login('203.0.113.1', 'olga', 'motdepasse-solide')).status).toBe(429);
+    expect(await app.sql("select distinct host(client_net) as a from manette.login_attempts where identifier = 'olga' order by 1"))
+      .toEqual([{ a: '198.51.100.7' }, { a: '203.0.113.1' }]);
+  });
+
+  it('an IPv6 client counts as its /64', async () => {
+    await api.register('Ivan');
+    for (let i = 1; i <= 10; i++) {
+      expect((await login(`2001:db8:1:2::${i}`, 'ivan', 'mauvais-mdp')).status).toBe(401);
+    }
+    expect((await login('2001:db8:1:2:ffff::99', 'ivan', 'motdepasse-solide')).status).toBe(429);
+    expect((await login('2001:db8:1:3::1', 'ivan', 'motdepasse-solide')).status).toBe(200);
+  });
+
+  it('100 failures from many addresses lock the identifier for everyone; concurrent guesses cannot slip through', async () => {
+    await api.register('Paul');
+    const replies = await Promise.all(Array.from({ length: 130 }, (_, i) =>
+      login(`10.1.${Math.floor(i / 100)}.${i % 100}`, 'paul', 'mauvais-mdp')));
+    expect(replies.filter((r) => r.status === 401)).toHaveLength(100);
+    expect(replies.filter((r) => r.status === 429)).toHaveLength(30);
+    for (const from of ['192.0.2.200', '198.51.100.8']) {
+      const r = await login(from, 'paul', 'motdepasse-solide');
+      expect([r.status, r.body.error]).toEqual([429, 'too_many_attempts']);
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    // Other identifiers are not affected; the window passing lifts the lock.
+    expect((await login('192.0.2.200', 'carol', 'motdepasse-solide')).status).toBe(200);
+    await app.sql("update manette.login_attempts set created_at = now() - interval '16 minutes' where identifier = 'paul'");
+    expect((await login('192.0.2.200', 'paul', 'motdepasse-solide')).status).toBe(200);
   });
 });
 
@@ -262,13 +357,14 @@ describe('POST /players/google', () => {
     expect(again.body.data.joueur.id).toBe(first.body.data.joueur.id);
   });
 
-  it('links a verified e-mail to the existing account', async () => {
+  it('never links to an existing account by e-mail (its e-mail was never verified): a new player', async () => {
     const s = await api.register('Lina', { email: 'lina@gmail.test' });
     const token = await new SignJWT({ email: 'lina@gmail.test', email_verified: true })
       .setProtectedHeader({ alg: 'RS256', kid: 'test-key' }).setIssuer('accounts.google.com')
       .setAudience(GOOGLE_CLIENT).setSubject('google-sub-lina').setIssuedAt().setExpirationTime('1h').sign(privateKey);
     const r = await api.post('/players/google', { id_token: token });
-    expect(r.body.data.joueur.id).toBe(s.data.joueur.id);
+    expect(r.status).toBe(200);
+    expect(r.body.data.joueur.id).not.toBe(s.data.joueur.id); // test/google-login.test.ts has the whole rule
   });
 
   it('refuses a bad signature, audience, issuer, an expired token or a game without Google', async () => {
@@ -300,5 +396,88 @@ describe('password hashing', () => {
     expect(await verifyPassword('correct horse', stored, N)).toBe(true);
     expect(await verifyPassword('wrong horse', stored, N)).toBe(false);
     expect(await verifyPassword('anything', null, 1024)).toBe(false);
+  });
+});
+
+describe('validation details follow Accept-Language', () => {
+  let c: ReturnType<typeof client>;
+  let token: string;
+  beforeAll(async () => {
+    c = client(app.baseUrl, await app.applyGame(minimalGame('jeu-i18n', {
+      tables: { tableau: { colonnes: { score: { type: 'integer' }, nom: { type: 'text', requis: true } }, lecture: 'public', ecriture: 'joueurs' } },
+    })));
+    token = (await c.register('Quentin')).token;
+  });
+
+  it('details written by SQL are French by default and English with Accept-Language: en', async () => {
+    const body = { donnees: { score: 'beaucoup', autre: 1 } };
+    const fr = await c.post('/tables/tableau', body, { token });
+    const en = await c.post('/tables/tableau', body, { token, headers: { 'accept-language': 'en-GB,en;q=0.9' } });
+    expect([fr.status, fr.body.error, en.status, en.body.error]).toEqual([400, 'validation_failed', 400, 'validation_failed']);
+    expect(fr.body.details).toEqual([
+      { champ: 'donnees.autre', message: 'colonne inconnue' },
+      { champ: 'donnees.score', message: 'entier attendu' },
+      { champ: 'donnees.nom', message: 'colonne obligatoire manquante' },
+    ]);
+    expect(en.body.details).toEqual([
+      { champ: 'donnees.autre', message: 'unknown column' },
+      { champ: 'donnees.score', message: 'integer expected' },
+      { champ: 'donnees.nom', message: 'required column missing' },
+    ]);
+    expect(en.body.message).toBe('Some fields are invalid.');
+
+    // invalid_query too, including a text built with a value.
+    const q = await c.get('/tables/tableau?score=abc', { headers: { 'accept-language': 'en' } });
+    expect([q.status, q.body.error]).toEqual([400, 'invalid_query']);
+    expect(q.body.details).toEqual([{ champ: 'score', message: 'invalid value for a integer column' }]);
+  });
+
+  it('details written by the route schemas too (pseudo, country, login)', async () => {
+    const en = { headers: { 'accept-language': 'en' } };
+    const r = await c.post('/players/register', { pseudo: 'a b', email: 'ab@example.test', password: 'motdepasse1', pays: 'ZZ' }, en);
+    expect(r.body.details).toEqual([
+      { champ: 'pseudo', message: '3 to 32 characters: letters, digits, _ - .' },
+      { champ: 'pays', message: 'unknown ISO 3166-1 alpha-2 country code' },
+    ]);
+    expect((await c.post('/players/login', { password: 'x' }, en)).body.details)
+      .toEqual([{ champ: 'identifiant', message: 'identifiant or email required' }]);
+  });
+
+  it('every details text the migrations can raise has an English text', () => {
+    const dir = path.resolve('supabase/migrations');
+    const lit = String.raw`'((?:[^']|'')*)'`;
+    const unquote = (s: string) => s.replace(/''/g, "'");
+    const texts = new Set<string>();
+    const dynamic = new Set<string>();
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.sql'))) {
+      const sql = readFileSync(path.join(dir, file), 'utf8').replace(/--.*$/gm, '');
+      // jsonb_build_object(..., 'message', '<text>' [|| value]) and '{"champ": ..., "message": "<text>"}'
+      for (const m of sql.matchAll(new RegExp(String.raw`'message',\s*(?:${lit}(\s*\|\|)?|([a-z_]+))`, 'g'))) {
+        if (m[1] !== undefined) texts.add(unquote(m[1]) + (m[2] ? '%s' : ''));
+        else dynamic.add(m[3]!);
+      }
+      for (const m of sql.matchAll(/"message":\s*"([^"]*)"/g)) texts.add(m[1]!);
+      // The helpers that build details from a text: manette.mm_invalid(field, text),
+      // manette.leaderboard_invalid_value(text) (also with a case of format()s), and the
+      // `problem` of manette.table_check_donnees.
+      for (const m of sql.matchAll(new RegExp(String.raw`mm_invalid\('[^']*',\s*${lit}`, 'g'))) texts.add(unquote(m[1]!));
+      for (const m of sql.matchAll(new RegExp(String.raw`leaderboard_invalid_value\(${lit}`, 'g'))) texts.add(unquote(m[1]!));
+      for (const m of sql.matchAll(/leaderboard_invalid_value\(case([\s\S]*?)\bend\)/g)) {
+        for (const f of m[1]!.matchAll(new RegExp(String.raw`format\(${lit}`, 'g'))) texts.add(unquote(f[1]!));
+      }
+      for (const m of sql.matchAll(new RegExp(String.raw`problem := ${lit}`, 'g'))) texts.add(unquote(m[1]!));
+    }
+    // A details text taken from a variable is one of the helpers' above; a new way of
+    // building details must be added here.
+    expect([...dynamic].sort()).toEqual(['message', 'problem']);
+    expect(texts.size).toBeGreaterThan(25);
+    const untranslated = [...texts].filter((t) => {
+      const sample = t.replace(/%s/g, '42');
+      const english = detailMessageFor(sample, 'en');
+      return english === sample || english.includes('%s') || detailMessageFor(sample, 'fr') !== sample;
+    });
+    expect(untranslated).toEqual([]);
+    expect(detailMessageFor('doit être comprise entre -5 et 1e+06', 'en')).toBe('must be between -5 and 1e+06');
+    expect(detailMessageFor('texte libre inconnu', 'en')).toBe('texte libre inconnu');
   });
 });

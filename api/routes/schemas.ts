@@ -15,6 +15,12 @@ export const Session = z.object({
   data: z.object({ joueur: Joueur, expire_le: z.string() }),
 });
 
-export const Pseudo = z.string().regex(/^[A-Za-z0-9_.-]{3,32}$/, '3 à 32 caractères : lettres, chiffres, _ - .');
+// Contract section 12: letters of any script (Unicode letters and decimal digits), _ - .,
+// 3–32 characters, counted after NFC normalisation; the pseudo is stored in NFC (the only
+// place it is normalised; the database refuses any other form and compares pseudos by
+// lower case after NFC, manette.pseudo_key).
+export const Pseudo = z.string()
+  .normalize('NFC')
+  .regex(/^[\p{L}\p{Nd}_.-]{3,32}$/u, '3 à 32 caractères : lettres, chiffres, _ - .');
 export const Email = z.email().max(254);
 export const Password = z.string().min(8).max(128);

@@ -11,7 +11,9 @@ export default defineRoute({
   path: '/players/login',
   tag: 'Joueurs',
   summary: 'Se connecter (identifiant = pseudo ou e-mail, ou champ email)',
-  description: 'Au plus 10 échecs par identifiant et par 15 minutes (`too_many_attempts`).',
+  description: 'Au plus 10 échecs par identifiant et par adresse du client en 15 minutes, et 100 par '
+    + 'identifiant toutes adresses confondues (`too_many_attempts`). Un pseudo se compare sans la casse, '
+    + 'après normalisation NFC.',
   auth: 'key',
   body: z.object({
     identifiant: z.string().min(1).max(254).optional(),
