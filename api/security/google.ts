@@ -4,6 +4,10 @@
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 
 const ISSUERS = ['https://accounts.google.com', 'accounts.google.com'];
+const SUB = /^[\x21-\x7e]{1,255}$/;
+
+/** A claim kept only if it is a string Postgres can store (no U+0000, no lone surrogate), else null. */
+const text = (v: unknown): string | null => (typeof v === 'string' && !/\u0000|\p{Cs}/u.test(v) ? v : null);
 
 export interface GoogleIdentity {
   aud: string;
@@ -23,13 +27,15 @@ export function createGoogleVerifier(jwksUrl: string) {
       return null;
     }
     const aud = Array.isArray(payload.aud) ? payload.aud[0] : payload.aud;
-    if (!aud || !payload.sub) return null;
+    // OpenID Connect: `sub` is at most 255 ASCII characters; it is the whole identity
+    // (the database finds the player by game and `sub`, never by e-mail).
+    if (!aud || !payload.sub || !SUB.test(payload.sub)) return null;
     return {
       aud,
       sub: payload.sub,
-      email: typeof payload.email === 'string' ? payload.email : null,
+      email: text(payload.email),
       email_verified: payload.email_verified === true || payload.email_verified === 'true',
-      name: typeof payload.name === 'string' ? payload.name : null,
+      name: text(payload.name),
     };
   };
 }

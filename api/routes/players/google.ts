@@ -12,7 +12,10 @@ export default defineRoute({
   tag: 'Joueurs',
   summary: 'Se connecter avec un jeton d’identité Google',
   description: 'Vérifie la signature, l’émetteur, l’expiration et l’audience (client id du jeu). '
-    + 'Crée le joueur à la première connexion ; un e-mail vérifié rejoint le compte existant.',
+    + 'Le joueur est retrouvé par son identifiant Google (`sub`), jamais par son e-mail : la première '
+    + 'connexion crée un nouveau joueur, même si un compte à mot de passe utilise déjà cette adresse '
+    + '(les e-mails d’inscription ne sont pas vérifiés). Ce joueur reçoit l’e-mail Google s’il est '
+    + 'vérifié et libre dans le jeu, sinon aucun.',
   auth: 'key',
   body: z.object({ id_token: z.string().min(1).max(8192) }),
   response: Session,
