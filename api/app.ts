@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { ApiError, ERRORS, mapError, type FieldIssue } from './http/errors.js';
 import { messageFor, type Lang } from './http/messages.js';
 import { Reply, type Deps, type RouteDef } from './http/route.js';
+import { idempotencyOf } from './http/idempotency.js';
 import type { RequestContext } from './db/pool.js';
 import { routes } from './routes/index.js';
 import { buildOpenApi, docsRouter } from './openapi.js';
@@ -106,6 +107,9 @@ function handle(route: RouteDef<unknown, unknown, unknown>, deps: Deps, knownKey
       const params = parse(route.params, req.params, route.notFound ?? ERRORS.notFound, l);
       const query = parse(route.query, req.query, ERRORS.invalidQuery, l);
       const body = route.body ? parse(route.body, req.body ?? {}, route.bodyError ?? ERRORS.validationFailed, l) : undefined;
+      // Idempotency-Key, on the routes that take one: callApi then goes through api.idempotent.
+      const idempotency = idempotencyOf(req, route);
+      if (idempotency) ctx.idempotency = idempotency;
       const result = await route.handler({ body, query, params, ctx, deps, req });
       const reply = result instanceof Reply ? result : new Reply(route.status ?? 200, result);
       if (key && route.auth !== 'public') knownKeys.add(key);
@@ -137,6 +141,7 @@ function contextOf(req: Request, deps: Deps): RequestContext {
     token: req.get('x-player-token') || undefined,
     origin: req.get('origin') || undefined,
     base_url: base,
+    client_ip: req.ip || undefined,
   };
 }
 
@@ -244,7 +249,7 @@ function rateLimit(deps: Deps, knownKeys: KnownKeys) {
 }
 
 function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction) {
-  const apiError = mapError(err);
+  const apiError = mapError(err, lang(req));
   if (apiError.status >= 500) req.log?.error({ err, requestId: req.id }, 'request failed');
   if (apiError.extra.retryAfter !== undefined) res.set('Retry-After', String(apiError.extra.retryAfter));
   const l = lang(req);

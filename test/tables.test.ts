@@ -511,9 +511,14 @@ describe('Idempotency-Key', () => {
   it('the same key from the same player returns the first response and creates nothing more', async () => {
     const headers = { 'idempotency-key': 'cle-unique-1' };
     const first = await api.post('/tables/inventaire', { donnees: { item_id: 'idem-1' } }, { token: alice.token, headers });
-    const again = await api.post('/tables/inventaire', { donnees: { item_id: 'idem-1', quantite: 9 } }, { token: alice.token, headers });
+    const again = await api.post('/tables/inventaire', { donnees: { item_id: 'idem-1' } }, { token: alice.token, headers });
     expect(first.status).toBe(201);
     expect([again.status, again.body]).toEqual([201, first.body]);
+    // The key is bound to the body and the table (contract section 12).
+    const otherBody = await api.post('/tables/inventaire', { donnees: { item_id: 'idem-1', quantite: 9 } }, { token: alice.token, headers });
+    const otherTable = await api.post('/tables/tableau', { donnees: { item_id: 'idem-1' } }, { token: alice.token, headers });
+    expect([otherBody.status, otherBody.body.error]).toEqual([409, 'idempotency_conflict']);
+    expect([otherTable.status, otherTable.body.error]).toEqual([409, 'idempotency_conflict']);
     expect(await rowCount('tables-a', 'inventaire', "r.data->>'item_id' = 'idem-1'")).toBe(1);
     // Another player's identical key is another request.
     const other = await api.post('/tables/inventaire', { donnees: { item_id: 'idem-1' } }, { token: bob.token, headers });

@@ -43,6 +43,21 @@ export interface RequestContext {
   token: string | undefined;
   origin: string | undefined;
   base_url: string;
+  /** The client's address (Express's req.ip, which honours TRUST_PROXY): login limits count per address. */
+  client_ip?: string;
+  /** Set by the façade on routes that accept an Idempotency-Key, when the request has one:
+   *  callApi then goes through api.idempotent. Never sent inside ctx. */
+  idempotency?: Idempotency;
+}
+
+/** The Idempotency-Key and what it is bound to (contract section 12). */
+export interface Idempotency {
+  key: string;
+  method: string;
+  /** The route's path, parameters decoded then encoded again (one spelling per resource). */
+  path: string;
+  /** SHA-256 (hex) of the canonical request body, secrets bound otherwise (see players/register). */
+  body_hash: string;
 }
 
 const FUNCTION_NAME = /^[a-z][a-z0-9_]*$/;
@@ -50,16 +65,26 @@ const MAX_ATTEMPTS = 5;
 
 /**
  * One public operation = one call of api.<fn>(ctx, body): a single round trip.
+ * With ctx.idempotency, the call is api.idempotent(ctx, fn, body, idempotency), which
+ * runs api.<fn> once per key and otherwise returns its stored result (same round trip).
  * Serialization failures and deadlocks (SQLSTATE class 40) are retried, never shown.
  */
 export async function callApi<T = Record<string, unknown>>(
   pool: pg.Pool, fn: string, ctx: RequestContext, body?: unknown,
 ): Promise<T> {
   if (!FUNCTION_NAME.test(fn)) throw new Error(`bad api function name ${fn}`);
-  const sql = body === undefined
-    ? `select api.${fn}($1::jsonb) as r`
-    : `select api.${fn}($1::jsonb, $2::jsonb) as r`;
-  const params = body === undefined ? [JSON.stringify(ctx)] : [JSON.stringify(ctx), JSON.stringify(body)];
+  const { idempotency, ...plainCtx } = ctx;
+  let sql: string;
+  let params: string[];
+  if (idempotency) {
+    sql = 'select api.idempotent($1::jsonb, $2::text, $3::jsonb, $4::jsonb) as r';
+    params = [JSON.stringify(plainCtx), fn, JSON.stringify(body ?? null), JSON.stringify(idempotency)];
+  } else {
+    sql = body === undefined
+      ? `select api.${fn}($1::jsonb) as r`
+      : `select api.${fn}($1::jsonb, $2::jsonb) as r`;
+    params = body === undefined ? [JSON.stringify(plainCtx)] : [JSON.stringify(plainCtx), JSON.stringify(body)];
+  }
   for (let attempt = 1; ; attempt++) {
     try {
       const { rows } = await pool.query({ text: sql, values: params });

@@ -1,6 +1,6 @@
 // Every error a client can see is an ApiError built by a named factory; mapError turns
 // anything thrown (database, body parser, bug) into one, in one place.
-import { isKnownCode } from './messages.js';
+import { detailMessageFor, isKnownCode, type Lang } from './messages.js';
 
 export interface FieldIssue { champ: string; message: string }
 
@@ -40,7 +40,21 @@ interface PgLikeError { code?: string; message?: string; detail?: string; type?:
 const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '57014', '53300', '08000', '08001', '08003', '08004', '08006']);
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
 
-export function mapError(err: unknown): ApiError {
+/**
+ * The ApiError for anything thrown. `lang` translates the `details` messages (written in
+ * French by the SQL functions and some schemas) for the player; codes are unchanged.
+ */
+export function mapError(err: unknown, lang: Lang = 'fr'): ApiError {
+  const mapped = toApiError(err);
+  const details = mapped.extra.details;
+  if (lang === 'fr' || !details || details.length === 0) return mapped;
+  return new ApiError(mapped.status, mapped.code, {
+    ...mapped.extra,
+    details: details.map((d) => ({ ...d, message: detailMessageFor(d.message, lang) })),
+  });
+}
+
+function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   // Express could not decode a path parameter (%E0%A4%A): no such resource.
   if (err instanceof URIError) return ERRORS.notFound();

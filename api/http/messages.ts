@@ -34,6 +34,10 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
   headers_too_large: { fr: 'Les en-têtes de la requête sont trop volumineux.', en: 'The request headers are too large.' },
   request_timeout: { fr: 'La requête a mis trop de temps à arriver.', en: 'The request took too long to arrive.' },
   too_many_connections: { fr: 'Trop de connexions ouvertes depuis cette adresse.', en: 'Too many open connections from this address.' },
+  idempotency_conflict: {
+    fr: 'Cette clé d’idempotence a déjà servi pour une autre requête.',
+    en: 'This idempotency key was already used for another request.',
+  },
 
   // Reasons (`reason` beside upload_failed and action_refusee).
   'upload_failed.fichier_existe': { fr: 'Un fichier porte déjà ce nom.', en: 'A file with this name already exists.' },
@@ -51,6 +55,79 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
   'action_refusee.case_occupee': { fr: 'Cette case est déjà prise.', en: 'This square is already taken.' },
   'action_refusee.hors_plateau': { fr: 'Cette case est hors du plateau.', en: 'This square is off the board.' },
 };
+
+// Texts of `details` (validation_failed, invalid_query) that the SQL functions and some
+// route schemas write in French, with their English. `%s` stands for a value the text was
+// built with (SQL format() or ||): `doit être au moins %s` covers `doit être au moins 0`.
+// test/players.test.ts checks that every text the migrations can raise is listed here.
+const DETAIL_MESSAGES: ReadonlyArray<readonly [fr: string, en: string]> = [
+  // Data tables: rows (manette.table_check_donnees).
+  ['objet attendu', 'object expected'],
+  ['ligne de plus de 256 Kio', 'row larger than 256 KiB'],
+  ['colonne inconnue', 'unknown column'],
+  ['colonne obligatoire : null interdit', 'required column: null is not allowed'],
+  ['texte attendu', 'text expected'],
+  ['texte de 512 caractères au plus (json pour plus long)', 'text of at most 512 characters (json for longer)'],
+  ['entier attendu', 'integer expected'],
+  ['entier hors limites (±9007199254740991)', 'integer out of range (±9007199254740991)'],
+  ['nombre attendu', 'number expected'],
+  ['booléen attendu', 'boolean expected'],
+  ['date ISO 8601 avec fuseau attendue (ex. 2025-01-31T12:00:00Z)', 'ISO 8601 date with a time zone expected (e.g. 2025-01-31T12:00:00Z)'],
+  ['colonne obligatoire manquante', 'required column missing'],
+  // Data tables: query strings (api.table_list).
+  ['entier de 1 à 200 attendu', 'integer from 1 to 200 expected'],
+  ['entier positif ou nul attendu', 'non-negative integer expected'],
+  ['asc ou desc attendu', 'asc or desc expected'],
+  ['colonne déclarée, cree_le ou maj_le attendu', 'declared column, cree_le or maj_le expected'],
+  ['paramètre inconnu (ni colonne déclarée, ni limit, offset, order_by, order_dir)', 'unknown parameter (neither a declared column nor limit, offset, order_by, order_dir)'],
+  ['une seule valeur attendue', 'a single value expected'],
+  ['valeur invalide pour une colonne %s', 'invalid value for a %s column'],
+  // Leaderboards (manette.leaderboard_invalid_value).
+  ['nombre fini attendu', 'finite number expected'],
+  ['doit être au moins %s', 'must be at least %s'],
+  ['doit être au plus %s', 'must be at most %s'],
+  ['doit être comprise entre %s et %s', 'must be between %s and %s'],
+  ['le total dépasserait la plus grande valeur possible', 'the total would exceed the largest possible value'],
+  // Matchmaking and matches (manette.mm_invalid).
+  ['chaîne attendue', 'string expected'],
+  ['chaîne non vide attendue', 'non-empty string expected'],
+  ['nombre entre 0 et 10000 attendu', 'number between 0 and 10000 expected'],
+  ['entier positif attendu', 'positive integer expected'],
+  // Players (api.players_register and the route schemas).
+  ['3 à 32 caractères : lettres, chiffres, _ - .', '3 to 32 characters: letters, digits, _ - .'],
+  ['identifiant ou email requis', 'identifiant or email required'],
+  ['code pays ISO 3166-1 alpha-2 attendu', 'ISO 3166-1 alpha-2 country code expected'],
+  ['code pays ISO 3166-1 alpha-2 inconnu', 'unknown ISO 3166-1 alpha-2 country code'],
+  ['base64 attendu', 'base64 expected'],
+  ['image de plus de 256 Kio', 'image larger than 256 KiB'],
+  ['le contenu n’est pas une image %s', 'the content is not a %s image'],
+  // Other route schemas.
+  ['texte sans U+0000', 'text without U+0000'],
+  ['offset ne s’emploie pas avec autour=moi', 'offset cannot be used with autour=moi'],
+  ['1 à 255 caractères ASCII visibles', '1 to 255 visible ASCII characters'],
+];
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const EXACT_DETAILS = new Map(DETAIL_MESSAGES.filter(([fr]) => !fr.includes('%s')));
+const PATTERN_DETAILS = DETAIL_MESSAGES.filter(([fr]) => fr.includes('%s')).map(([fr, en]) => ({
+  re: new RegExp(`^${fr.split('%s').map(escapeRegExp).join('(.+?)')}$`, 'su'),
+  en,
+}));
+
+/** A `details` message in the player's language; texts not in the table are left as they are. */
+export function detailMessageFor(message: string, lang: Lang): string {
+  if (lang === 'fr') return message;
+  const exact = EXACT_DETAILS.get(message);
+  if (exact !== undefined) return exact;
+  for (const { re, en } of PATTERN_DETAILS) {
+    const m = re.exec(message);
+    if (m) {
+      let i = 1;
+      return en.replace(/%s/g, () => m[i++] ?? '');
+    }
+  }
+  return message;
+}
 
 /** The text for an error code, or for one of its reasons (`action_refusee.pas_ton_tour`). */
 export function messageFor(code: string, lang: Lang, reason?: string): string {

@@ -52,6 +52,12 @@ export interface RouteDef<B = unknown, Q = unknown, P = unknown> {
   response?: z.ZodType;
   /** HTTP status on success (default 200). */
   status?: number;
+  /** Accepts an `Idempotency-Key` header (contract section 12). When a request has one, the
+   *  façade sets ctx.idempotency (key, method, path, SHA-256 of the body) and the handler's
+   *  callApi goes through api.idempotent: one run per key and scope, later ones get the
+   *  first result. `secret`: top-level body fields left out of that hash (a password must
+   *  not be hashed in the clear); the handler binds them itself (players/register). */
+  idempotent?: true | { secret: readonly string[] };
   /** Returns the response fields beside `ok: true`, or a Reply when the status depends on the outcome. */
   handler(input: HandlerInput<B, Q, P>): Promise<Record<string, unknown> | Reply>;
 }

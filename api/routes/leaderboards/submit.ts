@@ -12,8 +12,11 @@ export default defineRoute({
   summary: 'Soumettre un score',
   description: 'Applique l’opérateur du classement (`meilleur`, `dernier`, `somme`) à l’entrée du joueur '
     + 'pour la période en cours, en une seule instruction atomique. Répond la valeur gardée, son rang et '
-    + '`ameliore` (la soumission a-t-elle changé la valeur). Hors de `valeur_min`/`valeur_max` : `validation_failed`.',
+    + '`ameliore` (la soumission a-t-elle changé la valeur). Hors de `valeur_min`/`valeur_max` : `validation_failed`. '
+    + 'En-tête `Idempotency-Key` : la même clé du même joueur dans les 24 h renvoie la première réponse et ne compte '
+    + 'rien de plus (un `somme` réessayé ne compte qu’une fois).',
   auth: 'player',
+  idempotent: true,
   params: BoardParams,
   notFound: ERRORS.leaderboardNotFound,
   body: z.strictObject({ valeur: z.number().meta({ description: 'Nombre fini.' }) }),

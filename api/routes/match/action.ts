@@ -13,8 +13,10 @@ export default defineRoute({
     + '`manette_partie_<partie_id>` (événements `action` puis `etat`, après validation). Refus : 409 '
     + '`action_refusee` avec `reason` (`partie_terminee`, `tour_perime`, `pas_ton_tour`, `action_inconnue`, '
     + '`donnees_invalides`, `case_occupee`, `hors_plateau`, ou une raison du jeu). `abandonner` est '
-    + 'accepté par tous les jeux de règles.',
+    + 'accepté par tous les jeux de règles. En-tête `Idempotency-Key` : la même clé du même joueur dans les 24 h '
+    + 'renvoie la première réponse et ne joue rien de plus.',
   auth: 'player',
+  idempotent: true,
   body: z.object({
     partie_id: z.string().max(200).meta({ description: 'Un identifiant inconnu ou mal formé donne `match_not_found`.' }),
     action: z.string().min(1).max(200),

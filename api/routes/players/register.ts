@@ -4,6 +4,7 @@ import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';
 import { hashPassword } from '../../security/password.js';
 import { newPlayerToken } from '../../security/tokens.js';
+import { keyedRegistration } from '../../security/register-retry.js';
 import { Email, Password, Pseudo, Session } from '../schemas.js';
 
 // ISO 3166-1 alpha-2, officially assigned codes.
@@ -31,10 +32,28 @@ export default defineRoute({
   body: z.object({ pseudo: Pseudo, email: Email, password: Password, pays: CountryCode.optional() }),
   response: Session,
   status: 201,
+  // The password stays out of the plain body hash; keyedRegistration binds it (and makes the
+  // token a retry gets back), see api/security/register-retry.ts.
+  idempotent: { secret: ['password'] },
   async handler({ body, ctx, deps }) {
-    const password_hash = await hashPassword(body.password, deps.settings.MANETTE_SCRYPT_N);
-    return callApi(deps.pool, 'players_register', ctx, {
-      pseudo: body.pseudo, email: body.email, pays: body.pays, password_hash, token: newPlayerToken(),
+    const N = deps.settings.MANETTE_SCRYPT_N;
+    let password_hash: string;
+    let token: string;
+    if (ctx.idempotency) {
+      const keyed = await keyedRegistration({
+        password: body.password, idempotencyKey: ctx.idempotency.key, apiKey: ctx.key ?? '',
+        pseudo: body.pseudo, email: body.email, bodyHash: ctx.idempotency.body_hash,
+      }, N);
+      ({ passwordHash: password_hash, token } = keyed);
+      ctx.idempotency.body_hash = keyed.bodyHash;
+    } else {
+      password_hash = await hashPassword(body.password, N);
+      token = newPlayerToken();
+    }
+    // A replayed answer comes back without its token (never stored): it is this same one.
+    const { token: _stored, ...rest } = await callApi(deps.pool, 'players_register', ctx, {
+      pseudo: body.pseudo, email: body.email, pays: body.pays, password_hash, token,
     });
+    return { token, ...rest };
   },
 });

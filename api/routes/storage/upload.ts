@@ -11,8 +11,10 @@ export default defineRoute({
   summary: 'Envoyer un fichier texte ou JSON (201 créé, 200 remplacé)',
   description: 'Tout échec est `upload_failed` avec `reason` : `champ_invalide`, `nom_invalide` (400), '
     + '`type_non_autorise` (415), `json_invalide` (400), `trop_volumineux` (413), `fichier_existe` (409), '
-    + '`quota_depasse` (413). Un envoi refusé ne change rien.',
+    + '`quota_depasse` (413). Un envoi refusé ne change rien. En-tête `Idempotency-Key` : la même clé du même '
+    + 'joueur dans les 24 h renvoie la première réponse (201 ou 200) et n’écrit rien de plus.',
   auth: 'player',
+  idempotent: true,
   body: UploadBody,
   // A malformed body is an upload failure like the others, not validation_failed.
   bodyError: () => uploadFailed('champ_invalide'),
