@@ -1,6 +1,7 @@
 // The game config file (contract section 10), validated whole before anything is
 // written. Later capabilities read their part of it from manette.games.config.
 import { z } from 'zod';
+import { RESERVED_COLUMNS } from '../routes/tables/schemas.js';
 
 const Slug = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'minuscules, chiffres, _ et -, 63 caractères au plus');
 const Name = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'lettres, chiffres et _, sans commencer par un chiffre');
@@ -10,9 +11,6 @@ const Column = z.strictObject({
   type: z.enum(['text', 'integer', 'number', 'boolean', 'json', 'timestamp']),
   requis: z.boolean().default(false),
 });
-
-// Row fields, and the list's query parameters (any other parameter is a column filter).
-const RESERVED_COLUMNS = ['id', 'joueur_id', 'donnees', 'cree_le', 'maj_le', 'limit', 'offset', 'order_by', 'order_dir'];
 
 const Table = z.strictObject({
   colonnes: z.record(Name, Column).refine((c) => Object.keys(c).length >= 1 && Object.keys(c).length <= 64,

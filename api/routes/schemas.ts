@@ -1,6 +1,12 @@
 // Shared wire schemas (zod): validation of requests and the OpenAPI document.
 import { z } from 'zod';
 
+/** A decimal integer in [min, max], given as a query string (limit, offset: one parser for every list). */
+export const IntParam = (min: number, max: number) => z.string()
+  .regex(/^\d{1,16}$/, 'entier attendu')
+  .transform(Number)
+  .pipe(z.number().int().min(min).max(max));
+
 export const Joueur = z.object({
   id: z.uuid(),
   pseudo: z.string(),

@@ -3,13 +3,8 @@ import { z } from 'zod';
 import { ERRORS } from '../../http/errors.js';
 import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';
+import { IntParam } from '../schemas.js';
 import { BoardParams, Score, boardId } from './common.js';
-
-/** A decimal integer in [min, max], given as a query string. */
-const IntParam = (min: number, max: number) => z.string()
-  .regex(/^\d{1,16}$/, 'entier attendu')
-  .transform(Number)
-  .pipe(z.number().int().min(min).max(max));
 
 export default defineRoute({
   method: 'get',

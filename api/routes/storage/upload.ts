@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { defineRoute, Reply } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';
-import { Fichier, UploadBody, requestReason, uploadFailed } from './rules.js';
+import { Fichier, UploadBody, champInvalide, storable } from './rules.js';
 
 export default defineRoute({
   method: 'post',
@@ -17,14 +17,15 @@ export default defineRoute({
   idempotent: true,
   body: UploadBody,
   // A malformed body is an upload failure like the others, not validation_failed.
-  bodyError: () => uploadFailed('champ_invalide'),
+  bodyError: champInvalide,
   status: 201, // documented; an overwrite answers 200 (see the handler)
   response: z.object({ data: z.object({ fichier: Fichier }) }),
   async handler({ body, ctx, deps }) {
-    const reason = requestReason(body);
-    if (reason) throw uploadFailed(reason);
+    // A name or type Postgres cannot hold names nothing: sent as '', which SQL refuses with
+    // its own reason (nom_invalide, type_non_autorise). contenu was checked by UploadBody.
     const { cree, data } = await callApi<{ cree: boolean; data: unknown }>(deps.pool, 'storage_upload', ctx, {
-      nom: body.nom, contenu: body.contenu, mime_type: body.mime_type, ecraser: body.ecraser ?? false,
+      nom: storable(body.nom) ? body.nom : '', contenu: body.contenu,
+      mime_type: storable(body.mime_type) ? body.mime_type : '', ecraser: body.ecraser ?? false,
     });
     return new Reply(cree ? 201 : 200, { data });
   },

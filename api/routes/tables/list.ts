@@ -3,15 +3,10 @@ import { z } from 'zod';
 import { ERRORS } from '../../http/errors.js';
 import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';
-import { Ligne, TableParams } from './schemas.js';
+import { IntParam } from '../schemas.js';
+import { LIST_PARAMS, Ligne, TableParams } from './schemas.js';
 
-/** A decimal integer in [min, max], given as a query string. */
-const IntParam = (min: number, max: number) => z.string()
-  .regex(/^\d{1,10}$/, 'entier attendu')
-  .transform(Number)
-  .pipe(z.number().int().min(min).max(max));
-
-const KNOWN = new Set(['limit', 'offset', 'order_by', 'order_dir']);
+const KNOWN = new Set<string>(LIST_PARAMS);
 
 export default defineRoute({
   method: 'get',

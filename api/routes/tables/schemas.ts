@@ -9,6 +9,11 @@ export const Ligne = z.object({
   maj_le: z.string(),
 }).meta({ id: 'Ligne' });
 
+/** The list's own query parameters; any other parameter filters on a column. */
+export const LIST_PARAMS = ['limit', 'offset', 'order_by', 'order_dir'] as const;
+/** What a column cannot be called: the row's own fields and the list's parameters. */
+export const RESERVED_COLUMNS: readonly string[] = ['id', 'joueur_id', 'donnees', 'cree_le', 'maj_le', ...LIST_PARAMS];
+
 // Names are checked in SQL (an unknown or malformed table is table_not_found, a
 // malformed id row_not_found), so any string gets there.
 export const TableParams = z.object({
