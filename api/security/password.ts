@@ -5,15 +5,26 @@
 // hashes already waiting would take more than about 2 s, a login or register is refused at
 // once with 503 `unavailable` and Retry-After instead of waiting.
 import { availableParallelism } from 'node:os';
-import { randomBytes, scrypt as scryptCb, scryptSync, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { randomBytes, scrypt as scryptCb, scryptSync, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../http/errors.js';
 
 const KEY_LENGTH = 32;
 
-function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
+const R = 8;
+const P = 1;
+// scrypt needs 128 × N × r bytes; twice that leaves room.
+const maxmem = (N: number, r: number) => 256 * N * r;
+
+/** scrypt with Manette's parameters (or those of a stored hash), `length` bytes of output. */
+export function scryptKey(password: string, salt: Buffer, options: { N: number; r?: number; p?: number }, length = KEY_LENGTH): Promise<Buffer> {
+  const { N, r = R, p = P } = options;
   return new Promise((resolve, reject) =>
-    scryptCb(password, salt, KEY_LENGTH, { ...options, maxmem: 256 * options.N! * options.r! }, (err, key) =>
-      err ? reject(err) : resolve(key)));
+    scryptCb(password, salt, length, { N, r, p, maxmem: maxmem(N, r) }, (err, key) => (err ? reject(err) : resolve(key))));
+}
+
+/** The stored form: scrypt$N$r$p$<salt b64>$<hash b64>. */
+export function storedHash(N: number, salt: Buffer, key: Buffer): string {
+  return `scrypt$${N}$${R}$${P}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
 /** A place in the hashing queue, taken before any other work so a refusal changes nothing. */
@@ -76,7 +87,7 @@ export function hashingQueue(N: number): HashingQueue {
   let q = queues.get(N);
   if (!q) {
     const started = performance.now();
-    scryptSync('calibration', 'calibration-salt', KEY_LENGTH, { N, r: 8, p: 1, maxmem: 256 * N * 8 });
+    scryptSync('calibration', 'calibration-salt', KEY_LENGTH, { N, r: R, p: P, maxmem: maxmem(N, R) });
     queues.set(N, (q = new HashingQueue(undefined, undefined, performance.now() - started)));
   }
   return q;
@@ -84,8 +95,8 @@ export function hashingQueue(N: number): HashingQueue {
 
 export async function hashPassword(password: string, N: number, ticket: HashTicket = hashingQueue(N).reserve()): Promise<string> {
   const salt = randomBytes(16);
-  const key = await ticket.run(() => scrypt(password, salt, { N, r: 8, p: 1 }));
-  return `scrypt$${N}$8$1$${salt.toString('base64')}$${key.toString('base64')}`;
+  const key = await ticket.run(() => scryptKey(password, salt, { N }));
+  return storedHash(N, salt, key);
 }
 
 // A fixed hash to verify against when the player does not exist, so that a wrong
@@ -97,6 +108,6 @@ export async function verifyPassword(password: string, stored: string | null, N:
   const [scheme, n, r, p, salt, hash] = target.split('$');
   if (scheme !== 'scrypt' || !n || !r || !p || !salt || !hash) { ticket.cancel(); return false; }
   const expected = Buffer.from(hash, 'base64');
-  const actual = await ticket.run(() => scrypt(password, Buffer.from(salt, 'base64'), { N: Number(n), r: Number(r), p: Number(p) }));
+  const actual = await ticket.run(() => scryptKey(password, Buffer.from(salt, 'base64'), { N: Number(n), r: Number(r), p: Number(p) }));
   return stored !== null && actual.length === expected.length && timingSafeEqual(actual, expected);
 }

@@ -13,11 +13,8 @@
 // session token (so the same request always carries the same token, and the database
 // stores only its SHA-256, in sessions) and the password's part of the request's
 // fingerprint.
-import { createHash, createHmac, scrypt as scryptCb } from 'node:crypto';
-import { hashingQueue, type HashTicket } from './password.js';
-
-const R = 8;
-const P = 1;
+import { createHash, createHmac } from 'node:crypto';
+import { hashingQueue, scryptKey, storedHash, type HashTicket } from './password.js';
 
 export interface KeyedRegistration {
   /** scrypt$N$r$p$<salt>$<hash>, like hashPassword's. */
@@ -37,12 +34,11 @@ export async function keyedRegistration(
     .update(['manette/register/salt/v1', input.apiKey, input.pseudo, input.email].join('\u0000'))
     .digest()
     .subarray(0, 16);
-  const out = await ticket.run(() => new Promise<Buffer>((resolve, reject) =>
-    scryptCb(input.password, salt, 64, { N, r: R, p: P, maxmem: 256 * N * R }, (err, key) => (err ? reject(err) : resolve(key)))));
+  const out = await ticket.run(() => scryptKey(input.password, salt, { N }, 64));
   const secret = out.subarray(32);
   const derive = (label: string) => createHmac('sha256', secret).update(label).digest();
   return {
-    passwordHash: `scrypt$${N}$${R}$${P}$${salt.toString('base64')}$${out.subarray(0, 32).toString('base64')}`,
+    passwordHash: storedHash(N, salt, out.subarray(0, 32)),
     token: 'pt_' + derive('manette/register/session-token/v1').toString('base64url'),
     bodyHash: createHash('sha256')
       .update(`${input.bodyHash}:${derive('manette/register/password-binding/v1').toString('hex')}`)
