@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestApp, type Reply, type TestApp } from './support/harness.js';
-import { canonicalJson } from '../api/http/idempotency.js';
+import { canonicalJson } from '../api/canonical-json.js';
 
 const GAME = {
   jeu: 'idem-a',

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import type { Idempotency } from '../db/pool.js';
+import { canonicalJson } from '../canonical-json.js';
 import { ERRORS } from './errors.js';
 import type { RouteDef } from './route.js';
 
@@ -31,16 +32,6 @@ export function idempotencyOf(req: Request, route: Pick<RouteDef, 'idempotent' |
 /** The route's path with its parameters as decoded, encoded again: one spelling per resource. */
 export function canonicalPath(template: string, params: Record<string, unknown>): string {
   return template.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (_, name: string) => encodeURIComponent(String(params[name] ?? '')));
-}
-
-/** JSON with object keys sorted at every level: the same value, whatever the spacing or key order sent. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const o = value as Record<string, unknown>;
-    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 export function sha256Hex(text: string): string {

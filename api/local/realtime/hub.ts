@@ -5,6 +5,7 @@
 // authorization.ts) and the token's lifetime (confirm_token, access_token).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { WebSocket } from 'ws';
+import { canonicalJson } from '../../canonical-json.js';
 import { decode, encode, type Inbound, type Json, type JsonObject, type Outbound, type Vsn } from './protocol.js';
 import type { Log } from './listener.js';
 import { newPolicies, type AuthorizationContext, type AuthorizationError, type Authorizer, type Policies } from './authorization.js';
@@ -54,8 +55,6 @@ export const roomOf = (subTopic: string, isPrivate: boolean): string => `${isPri
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 // RealtimeWeb.Channels.Payloads.FlexibleBoolean: true/false or "true"/"false".
 const flag = (v: unknown): boolean => v === true || (typeof v === 'string' && v.toLowerCase() === 'true');
-const canonical = (v: Json): string => JSON.stringify(v, (_k, val: unknown) =>
-  isObject(val) ? Object.fromEntries(Object.entries(val).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : val);
 // Phoenix.Tracker refs: 8 random bytes, base64.
 const newPhxRef = (): string => randomBytes(8).toString('base64');
 const j = JSON.stringify;
@@ -495,7 +494,7 @@ export class Hub {
     const data = p.payload === undefined ? {} : p.payload;
     if (!isObject(data)) return this.reply(ch, ref, 'error', { reason: 'Presence track payload must be a map' });
     const prev = ch.presence;
-    const c = canonical(data);
+    const c = canonicalJson(data);
     if (prev?.canonical === c) return this.reply(ch, ref, 'ok', {}); // unchanged payload: no-op
     // Presence.track, or Presence.update when already tracked (new phx_ref, phx_ref_prev = old one).
     const meta: JsonObject = { ...data, phx_ref: newPhxRef(), ...(prev ? { phx_ref_prev: prev.meta.phx_ref ?? null } : {}) };
