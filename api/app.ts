@@ -92,9 +92,9 @@ function lang(req: Request): Lang {
 
 function handle(route: RouteDef<unknown, unknown, unknown>, deps: Deps, knownKeys: KnownKeys) {
   return async (req: Request, res: Response, next: NextFunction) => {
-    const key = req.get('x-api-key');
+    const ctx = contextOf(req, deps);
+    const { key } = ctx;
     try {
-      const ctx = contextOf(req, deps);
       if (route.auth !== 'public' && !ctx.key) throw ERRORS.missingKey();
       if (route.auth === 'player' && !ctx.token) throw ERRORS.missingPlayer();
       const l = lang(req);
@@ -249,10 +249,10 @@ function rateLimit(deps: Deps, knownKeys: KnownKeys) {
 }
 
 function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction) {
-  const apiError = mapError(err, lang(req));
+  const l = lang(req);
+  const apiError = mapError(err, l);
   if (apiError.status >= 500) req.log?.error({ err, requestId: req.id }, 'request failed');
   if (apiError.extra.retryAfter !== undefined) res.set('Retry-After', String(apiError.extra.retryAfter));
-  const l = lang(req);
   res.status(apiError.status).json({
     ok: false,
     error: apiError.code,
