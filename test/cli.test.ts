@@ -1,16 +1,16 @@
 // What a newcomer does: `npm start` on the embedded database, `npx manette apply`,
 // a second start refused, Ctrl-C, restart with data kept.
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import net from 'node:net';
 import pg from 'pg';
 import { jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './support/net.js';
+import { npmStart as startNpm, portOpen } from './support/npm-start.js';
 import { freshDatabase } from './support/harness.js';
 
 const run = promisify(execFile);
@@ -40,21 +40,10 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** `npm start` in its own process group (as a terminal runs it); resolves with its banner. */
-function npmStart(extraEnv: NodeJS.ProcessEnv = {}): Promise<{ proc: ChildProcess; out: string }> {
-  const proc = spawn('npm', ['start'], { env: { ...env, ...extraEnv }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  started.push(proc);
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner after 60 s:\n${out}`)), 60_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      if (/Base\s+.+\n/.test(out)) { clearTimeout(timer); resolve({ proc, out }); }
-    };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    proc.on('exit', (code) => { clearTimeout(timer); reject(new Error(`exited ${code}:\n${out}`)); });
-  });
+/** `npm start`, resolved with its banner. */
+async function npmStart(extraEnv: NodeJS.ProcessEnv = {}): Promise<{ proc: ChildProcess; out: string }> {
+  const { proc, out } = await startNpm({ ...env, ...extraEnv }, started);
+  return { proc, out: out() };
 }
 
 /** Ctrl-C in a terminal: SIGINT to the whole process group. True when it ended by it. */
@@ -62,14 +51,6 @@ function ctrlC(proc: ChildProcess): Promise<boolean> {
   return new Promise((resolve) => {
     proc.once('exit', (code, signal) => resolve(code === 0 || code === 130 || signal === 'SIGINT'));
     process.kill(-proc.pid!, 'SIGINT');
-  });
-}
-
-function portOpen(p: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.connect(p, '127.0.0.1');
-    s.once('connect', () => { s.destroy(); resolve(true); });
-    s.once('error', () => resolve(false));
   });
 }
 

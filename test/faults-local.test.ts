@@ -6,12 +6,12 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
-import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './support/net.js';
+import { npmStart as startNpm, portOpen } from './support/npm-start.js';
 import { freshDatabase } from './support/harness.js';
 
 const run = promisify(execFile);
@@ -85,30 +85,7 @@ function leftovers(dir: string): number[] {
   return pids;
 }
 
-function portOpen(p: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.connect(p, '127.0.0.1');
-    s.once('connect', () => { s.destroy(); resolve(true); });
-    s.once('error', () => resolve(false));
-  });
-}
-
-/** `npm start` in its own process group (as a terminal runs it); resolves with its banner. */
-function npmStart(extraEnv: NodeJS.ProcessEnv = {}): Promise<{ proc: ChildProcess; out: () => string }> {
-  const proc = spawn('npm', ['start'], { env: { ...env, ...extraEnv }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  started.push(proc);
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner after 60 s:\n${out}`)), 60_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      if (/Base\s+.+\n/.test(out)) { clearTimeout(timer); resolve({ proc, out: () => out }); }
-    };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    proc.on('exit', (code) => { clearTimeout(timer); reject(new Error(`exited ${code}:\n${out}`)); });
-  });
-}
+const npmStart = (extraEnv: NodeJS.ProcessEnv = {}) => startNpm({ ...env, ...extraEnv }, started);
 
 function exited(proc: ChildProcess): Promise<void> {
   return proc.exitCode !== null || proc.signalCode !== null ? Promise.resolve() : new Promise((r) => proc.once('exit', () => r()));

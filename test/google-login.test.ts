@@ -1,24 +1,20 @@
 // POST /players/google: which player a Google identity opens (docs/api.md, Players; issue 9),
 // over real HTTP with ID tokens signed by keys this file serves as the Google key set.
-import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { SignJWT } from 'jose';
+import { serveGoogleKeys, type GoogleKeys } from './support/google-keys.js';
 import { client, minimalGame, startTestApp, type Reply, type TestApp } from './support/harness.js';
 
 let app: TestApp;
-let jwks: http.Server;
+let jwks: GoogleKeys;
 let privateKey: CryptoKey;
 let api: ReturnType<typeof client>;
 const GOOGLE_CLIENT = 'client-456.apps.googleusercontent.com';
 
 beforeAll(async () => {
-  const pair = await generateKeyPair('RS256');
-  privateKey = pair.privateKey as CryptoKey;
-  const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'test-key', alg: 'RS256', use: 'sig' };
-  jwks = http.createServer((_req, res) => res.setHeader('content-type', 'application/json').end(JSON.stringify({ keys: [jwk] })));
-  await new Promise<void>((r) => jwks.listen(0, '127.0.0.1', r));
-  const jwksUrl = `http://127.0.0.1:${(jwks.address() as { port: number }).port}/certs`;
-  app = await startTestApp({ MANETTE_GOOGLE_JWKS_URL: jwksUrl });
+  jwks = await serveGoogleKeys();
+  privateKey = jwks.privateKey;
+  app = await startTestApp({ MANETTE_GOOGLE_JWKS_URL: jwks.jwksUrl });
   api = client(app.baseUrl, await app.applyGame(minimalGame('jeu-google', { google: { client_id: GOOGLE_CLIENT } })));
 });
 afterAll(async () => {

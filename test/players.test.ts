@@ -1,15 +1,15 @@
 // Contract section 3 (players) and section 2 (keys and tokens), over real HTTP.
-import http from 'node:http';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { generateKeyPair, SignJWT } from 'jose';
+import { serveGoogleKeys, type GoogleKeys } from './support/google-keys.js';
 import { client, minimalGame, startTestApp, type TestApp } from './support/harness.js';
 import { hashPassword, verifyPassword } from '../api/security/password.js';
 import { detailMessageFor } from '../api/http/messages.js';
 
 let app: TestApp;
-let jwks: http.Server;
+let jwks: GoogleKeys;
 let privateKey: CryptoKey;
 let keyA: string;
 let keyB: string;
@@ -17,13 +17,9 @@ let api: ReturnType<typeof client>;
 const GOOGLE_CLIENT = 'client-123.apps.googleusercontent.com';
 
 beforeAll(async () => {
-  const pair = await generateKeyPair('RS256');
-  privateKey = pair.privateKey as CryptoKey;
-  const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'test-key', alg: 'RS256', use: 'sig' };
-  jwks = http.createServer((_req, res) => res.setHeader('content-type', 'application/json').end(JSON.stringify({ keys: [jwk] })));
-  await new Promise<void>((r) => jwks.listen(0, '127.0.0.1', r));
-  const jwksUrl = `http://127.0.0.1:${(jwks.address() as { port: number }).port}/certs`;
-  app = await startTestApp({ MANETTE_GOOGLE_JWKS_URL: jwksUrl });
+  jwks = await serveGoogleKeys();
+  privateKey = jwks.privateKey;
+  app = await startTestApp({ MANETTE_GOOGLE_JWKS_URL: jwks.jwksUrl });
   keyA = await app.applyGame(minimalGame('jeu-a', { google: { client_id: GOOGLE_CLIENT } }));
   keyB = await app.applyGame(minimalGame('jeu-b'));
   api = client(app.baseUrl, keyA);

@@ -1,0 +1,32 @@
+// `npm start` as a newcomer runs it, for the tests of the command and of its faults.
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+
+/**
+ * `npm start` in its own process group (as a terminal runs it), added to `started` for
+ * clean-up; resolves once the banner is printed. `out()` is everything printed so far.
+ */
+export function npmStart(env: NodeJS.ProcessEnv, started: ChildProcess[]): Promise<{ proc: ChildProcess; out: () => string }> {
+  const proc = spawn('npm', ['start'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  started.push(proc);
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no banner after 60 s:\n${out}`)), 60_000);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (/Base\s+.+\n/.test(out)) { clearTimeout(timer); resolve({ proc, out: () => out }); }
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', onData);
+    proc.on('exit', (code) => { clearTimeout(timer); reject(new Error(`exited ${code}:\n${out}`)); });
+  });
+}
+
+/** Something accepts connections on this local port. */
+export function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1');
+    s.once('connect', () => { s.destroy(); resolve(true); });
+    s.once('error', () => resolve(false));
+  });
+}
