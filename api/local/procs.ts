@@ -10,10 +10,13 @@ export function processAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+  // A zombie (killed, not yet reaped: in a container whose pid 1 reaps slowly, for a while)
+  // still answers signal 0, but is gone.
+  const state = statFields(pid)?.[0];
+  return state !== 'Z' && state !== 'X';
 }
 
 /** The fields of /proc/<pid>/stat after the command name: [state, ppid, pgrp, ...]. */
