@@ -8,9 +8,9 @@ import { processAlive } from '../api/local/procs.js';
 
 describe('processAlive', () => {
   it('is true for a live process, false for a zombie and for a pid that is gone', async () => {
-    // sh starts `true` in the background, prints its pid, then becomes `sleep`, which never
-    // reaps it: `true` stays a zombie while the sleep runs.
-    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // sh starts a short sleep in the background, prints its pid, then becomes a long sleep,
+    // which never reaps it: once the short one ends, it stays a zombie.
+    const parent = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const [line] = await once(parent.stdout!, 'data') as [Buffer];
       const zombie = Number(line.toString().trim());
