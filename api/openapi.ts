@@ -16,6 +16,15 @@ const ErrorBody = z.object({
   details: z.array(z.object({ champ: z.string(), message: z.string() })).optional(),
 }).meta({ id: 'Erreur' });
 
+// The header every creating POST takes (docs/api.md, "Idempotency-Key").
+const IdempotencyHeaders = z.object({
+  'Idempotency-Key': z.string().optional().meta({
+    description: '1 à 255 caractères ASCII visibles (un UUID du client). La même clé, de la même portée, '
+      + 'avec la même requête dans les 24 h renvoie la première réponse sans rien écrire de plus ; '
+      + 'avec une autre requête : 409 `idempotency_conflict`.',
+  }),
+});
+
 export function buildOpenApi(routes: RouteDef<unknown, unknown, unknown>[], basePath: string): object {
   const registry = new OpenAPIRegistry();
   const apiKey = registry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'x-api-key' });
@@ -35,6 +44,7 @@ export function buildOpenApi(routes: RouteDef<unknown, unknown, unknown>[], base
       request: {
         ...(r.params instanceof z.ZodObject ? { params: r.params } : {}),
         ...(r.query instanceof z.ZodObject ? { query: r.query } : {}),
+        ...(r.idempotent ? { headers: IdempotencyHeaders } : {}),
         ...(r.body ? { body: { content: { 'application/json': { schema: r.body } } } } : {}),
       },
       responses: {

@@ -428,13 +428,16 @@ describe('validation details follow Accept-Language', () => {
     expect(q.body.details).toEqual([{ champ: 'score', message: 'invalid value for a integer column' }]);
   });
 
-  it('details written by the route schemas too (pseudo, country, login)', async () => {
+  it('details written by the route schemas and by SQL (pseudo, country, avatar, login)', async () => {
     const en = { headers: { 'accept-language': 'en' } };
-    const r = await c.post('/players/register', { pseudo: 'a b', email: 'ab@example.test', password: 'motdepasse1', pays: 'ZZ' }, en);
-    expect(r.body.details).toEqual([
-      { champ: 'pseudo', message: '3 to 32 characters: letters, digits, _ - .' },
-      { champ: 'pays', message: 'unknown ISO 3166-1 alpha-2 country code' },
-    ]);
+    const r = await c.post('/players/register', { pseudo: 'a b', email: 'ab@example.test', password: 'motdepasse1' }, en);
+    expect(r.body.details).toEqual([{ champ: 'pseudo', message: '3 to 32 characters: letters, digits, _ - .' }]);
+    // The country list lives in SQL (api.players_register): its details are translated too.
+    const country = await c.post('/players/register', { pseudo: 'ab_c', email: 'ab@example.test', password: 'motdepasse1', pays: 'ZZ' }, en);
+    expect([country.status, country.body.details]).toEqual([400, [{ champ: 'pays', message: 'unknown ISO 3166-1 alpha-2 country code' }]]);
+    const avatar = await c.post('/players/avatar', { contenu: 'AAAA', mime_type: 'image/gif' },
+      { token: (await c.register('ab_d')).token, headers: { 'accept-language': 'en' } });
+    expect(avatar.body.details).toEqual([{ champ: 'mime_type', message: 'image/png, image/jpeg or image/webp expected' }]);
     expect((await c.post('/players/login', { password: 'x' }, en)).body.details)
       .toEqual([{ champ: 'identifiant', message: 'identifiant or email required' }]);
   });

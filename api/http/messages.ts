@@ -99,6 +99,7 @@ const DETAIL_MESSAGES: ReadonlyArray<readonly [fr: string, en: string]> = [
   ['code pays ISO 3166-1 alpha-2 attendu', 'ISO 3166-1 alpha-2 country code expected'],
   ['code pays ISO 3166-1 alpha-2 inconnu', 'unknown ISO 3166-1 alpha-2 country code'],
   ['base64 attendu', 'base64 expected'],
+  ['image/png, image/jpeg ou image/webp attendu', 'image/png, image/jpeg or image/webp expected'],
   ['image de plus de 256 Kio', 'image larger than 256 KiB'],
   ['le contenu n’est pas une image %s', 'the content is not a %s image'],
   // Other route schemas.

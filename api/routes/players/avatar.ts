@@ -1,15 +1,8 @@
-// POST /players/avatar → api.players_avatar
+// POST /players/avatar → api.players_avatar (supabase/migrations/*_one_home_players_rules.sql)
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';
 import { Joueur } from '../schemas.js';
-
-const MAX_AVATAR_BYTES = 256 * 1024;
-const SIGNATURES: Record<string, (b: Buffer) => boolean> = {
-  'image/png': (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
-  'image/jpeg': (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff,
-  'image/webp': (b) => b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP',
-};
 
 export default defineRoute({
   method: 'post',
@@ -17,16 +10,11 @@ export default defineRoute({
   tag: 'Joueurs',
   summary: 'Changer l’avatar (PNG, JPEG ou WebP en base64, 256 Kio au plus)',
   auth: 'player',
+  // Type, base64, size and signature are checked by api.players_avatar
+  // (supabase/migrations/*_one_home_players_rules.sql).
   body: z.object({
-    contenu: z.string().min(1).regex(/^[A-Za-z0-9+/]+={0,2}$/, 'base64 attendu'),
-    mime_type: z.enum(['image/png', 'image/jpeg', 'image/webp']),
-  }).superRefine((b, ctx) => {
-    const bytes = Buffer.from(b.contenu, 'base64');
-    if (bytes.length > MAX_AVATAR_BYTES) {
-      ctx.addIssue({ code: 'custom', path: ['contenu'], message: 'image de plus de 256 Kio' });
-    } else if (!SIGNATURES[b.mime_type]!(bytes)) {
-      ctx.addIssue({ code: 'custom', path: ['contenu'], message: `le contenu n’est pas une image ${b.mime_type}` });
-    }
+    contenu: z.string().meta({ description: 'L’image en base64 : 256 Kio au plus une fois décodée.' }),
+    mime_type: z.string().meta({ description: '`image/png`, `image/jpeg` ou `image/webp`, comme le contenu.' }),
   }),
   response: z.object({ data: z.object({ joueur: Joueur }) }),
   handler: ({ body, ctx, deps }) => callApi(deps.pool, 'players_avatar', ctx, body),

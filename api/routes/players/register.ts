@@ -1,4 +1,4 @@
-// POST /players/register → api.players_register (supabase/migrations/*_players.sql)
+// POST /players/register → api.players_register (supabase/migrations/*_one_home_players_rules.sql)
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';
@@ -7,29 +7,14 @@ import { newPlayerToken } from '../../security/tokens.js';
 import { keyedRegistration } from '../../security/register-retry.js';
 import { Email, Password, Pseudo, Session } from '../schemas.js';
 
-// ISO 3166-1 alpha-2, officially assigned codes.
-const COUNTRIES = new Set((
-  'AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ '
-  + 'BL BM BN BO BQ BR BS BT BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR '
-  + 'CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO FR '
-  + 'GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU '
-  + 'ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ '
-  + 'LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ '
-  + 'MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF '
-  + 'PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG SH SI '
-  + 'SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR '
-  + 'TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW').split(' '));
-const CountryCode = z.string()
-  .regex(/^[A-Za-z]{2}$/, 'code pays ISO 3166-1 alpha-2 attendu')
-  .refine((c) => COUNTRIES.has(c.toUpperCase()), 'code pays ISO 3166-1 alpha-2 inconnu');
-
 export default defineRoute({
   method: 'post',
   path: '/players/register',
   tag: 'Joueurs',
   summary: 'Créer un compte joueur et ouvrir une session',
   auth: 'key',
-  body: z.object({ pseudo: Pseudo, email: Email, password: Password, pays: CountryCode.optional() }),
+  body: z.object({ pseudo: Pseudo, email: Email, password: Password, pays: z.string().optional()
+    .meta({ description: 'ISO 3166-1 alpha-2, stocké en majuscules ; la liste est manette.countries.' }) }),
   response: Session,
   status: 201,
   // The password stays out of the plain body hash; keyedRegistration binds it (and makes the

@@ -7,7 +7,7 @@ create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
 grant usage on schema extensions to manette_api, manette_engine, manette_rules;
 
-select plan(36);
+select plan(40);
 
 -- == Fixtures ====================================================================
 -- Rule functions, as a studio's migration would create them (README, "Writing a rule
@@ -72,6 +72,12 @@ begin
     -- Only the settings, for the rest of the transaction (and even the session).
     perform set_config('manette.game_id', current_setting('test.game_b'), false);
     perform set_config('manette.presented_key', 'sk_live_RSBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB', false);
+  elsif action = 'verrou' then
+    -- A session-level lock would outlive the transaction (and follow a pooled connection).
+    perform pg_advisory_lock(424242);
+  elsif action = 'verrou_refus' then
+    perform pg_advisory_lock(424243);
+    perform manette.refuse('pas_ton_tour');
   elsif action = 'autel' then
     -- The wrapper belongs to the sandbox role: make it run the next calls as the engine.
     alter function manette.rules_sandboxed(regprocedure, jsonb, uuid, text, jsonb) security invoker;
@@ -255,6 +261,21 @@ reset role;
 select is((select p.prosecdef from pg_proc p where p.oid = 'manette.rules_sandboxed(regprocedure,jsonb,uuid,text,jsonb)'::regprocedure),
   true, '... and the wrapper is SECURITY DEFINER again');
 select is(rs.game_b(), current_setting('test.b_before'), 'game B: players, sessions, matches and history unchanged');
+
+-- Session-level advisory locks: released once it returned, refused or not.
+create function pg_temp.session_locks() returns bigint language sql as $$
+  select count(*) from pg_locks l
+  where l.locktype = 'advisory' and l.pid = pg_backend_pid() and l.objid in (424242, 424243)
+$$;
+set local role manette_engine;
+select set_config('manette.game_id', current_setting('test.game_a'), true);
+select lives_ok(format($$ select manette.match_play(%L, %L, 'verrou', '{}') $$, current_setting('test.bad'), rs.pid('rs_3')),
+  'a rule function taking a session-level advisory lock plays');
+select is(pg_temp.session_locks(), 0::bigint, '... and the lock is gone once it returned');
+select throws_ok(format($$ select manette.match_play(%L, %L, 'verrou_refus', '{}') $$, current_setting('test.bad'), rs.pid('rs_3')),
+  'MN409', 'action_refusee', 'a rule function taking a lock then refusing is a refusal');
+select is(pg_temp.session_locks(), 0::bigint, '... and that lock is gone too');
+reset role;
 
 -- A function made SECURITY DEFINER after apply: refused when it is called.
 alter function jeu_rs.bonne(jsonb, uuid, text, jsonb) security definer;
