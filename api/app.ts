@@ -142,6 +142,7 @@ function contextOf(req: Request, deps: Deps): RequestContext {
     origin: req.get('origin') || undefined,
     base_url: base,
     client_ip: req.ip || undefined,
+    lang: lang(req),
   };
 }
 

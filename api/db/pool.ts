@@ -45,6 +45,8 @@ export interface RequestContext {
   base_url: string;
   /** The client's address (Express's req.ip, which honours TRUST_PROXY): login limits count per address. */
   client_ip?: string;
+  /** The player's language from Accept-Language ('fr' unless it prefers 'en'): texts built in SQL (panel defaults). */
+  lang?: 'fr' | 'en';
   /** Set by the façade on routes that accept an Idempotency-Key, when the request has one:
    *  callApi then goes through api.idempotent. Never sent inside ctx. */
   idempotency?: Idempotency;
