@@ -13,6 +13,7 @@ import { idempotencyOf } from './http/idempotency.js';
 import type { RequestContext } from './db/pool.js';
 import { routes } from './routes/index.js';
 import { buildOpenApi, docsRouter } from './openapi.js';
+import { mountStaticAssets } from './static-assets.js';
 
 export const BASE_PATH = '/api/public/v1';
 export const BODY_LIMIT = '2mb';
@@ -80,6 +81,7 @@ export function createApp(deps: Deps, logger: Logger): express.Express {
 
   for (const route of routes) api[route.method](route.path, handle(route, deps, knownKeys));
 
+  mountStaticAssets(app, BASE_PATH);
   app.use(BASE_PATH, api);
   app.use((_req, _res, next) => next(ERRORS.notFound()));
   app.use(errorHandler);

@@ -46,6 +46,8 @@ program.command('start')
       `  Realtime  ${service.realtimeUrl}`,
       ...(service.realtimeServiceKey ? [`  Service   ${service.realtimeServiceKey}  (clé de service du Realtime local : POST /realtime/v1/api/broadcast)`] : []),
       `  Démo      x-api-key: ${demoKey ?? '(pas de jeu demo)'}`,
+      ...(demoKey ? [`  Jeu web   ${new URL(service.baseUrl).origin}/demo/?key=${demoKey}`] : []),
+      `  SDK       ${new URL(service.baseUrl).origin}/sdk/manette.js`,
       `  Base      ${settings.DATABASE_URL ? 'DATABASE_URL' : `Postgres embarqué (${path.join(settings.MANETTE_DATA_DIR, 'postgres')})`}`,
       '',
     ].join('\n'));

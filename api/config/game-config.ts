@@ -54,6 +54,8 @@ const Mode = z.strictObject({
   elo_elargissement_par_s: z.number().finite().min(0).default(10),
   elo_ecart_max: z.number().finite().min(0).optional(),
   delai_inactivite_s: z.number().int().min(1).max(86400).default(30),
+  // A `somme` board of the game credited +1 per winner, by the server (contract section 8).
+  classement_victoires: Slug.optional(),
 }).refine((m) => m.equipes * m.joueurs_par_equipe >= 1 && m.equipes * m.joueurs_par_equipe <= 128,
   { message: 'une salle compte de 1 à 128 joueurs', path: ['joueurs_par_equipe'] });
 
@@ -83,6 +85,21 @@ export const GameConfig = z.strictObject({
     theme: z.record(z.string(), z.string().max(500)).default({}),
     textes: z.record(z.string(), z.string().max(2000)).default({}),
   }).default({ theme: {}, textes: {} }),
+}).superRefine((game, ctx) => {
+  // Same rules (and texts) as manette_admin.apply_part_victory_leaderboards.
+  for (const [code, mode] of Object.entries(game.modes)) {
+    const id = mode.classement_victoires;
+    if (id === undefined) continue;
+    const board = game.classements[id];
+    const path = ['modes', code, 'classement_victoires'];
+    if (!board) {
+      ctx.addIssue({ code: 'custom', path, message: `classement inconnu « ${id} » (il doit être déclaré dans classements)` });
+    } else if (board.operateur !== 'somme') {
+      ctx.addIssue({ code: 'custom', path, message: `le classement « ${id} » doit avoir l’opérateur somme (il a « ${board.operateur} »)` });
+    } else if ((board.valeur_min ?? 1) > 1 || (board.valeur_max ?? 1) < 1) {
+      ctx.addIssue({ code: 'custom', path, message: `les bornes du classement « ${id} » doivent admettre 1 (une victoire)` });
+    }
+  }
 });
 
 export type GameConfig = z.infer<typeof GameConfig>;

@@ -96,6 +96,7 @@ const DETAIL_MESSAGES: ReadonlyArray<readonly [fr: string, en: string]> = [
   // Players (api.players_register and the route schemas).
   ['3 à 32 caractères : lettres, chiffres, _ - .', '3 to 32 characters: letters, digits, _ - .'],
   ['identifiant ou email requis', 'identifiant or email required'],
+  ['8 à 128 caractères', '8 to 128 characters'],
   ['code pays ISO 3166-1 alpha-2 attendu', 'ISO 3166-1 alpha-2 country code expected'],
   ['code pays ISO 3166-1 alpha-2 inconnu', 'unknown ISO 3166-1 alpha-2 country code'],
   ['base64 attendu', 'base64 expected'],

@@ -29,4 +29,4 @@ export const Pseudo = z.string()
   .normalize('NFC')
   .regex(/^[\p{L}\p{Nd}_.-]{3,32}$/u, '3 à 32 caractères : lettres, chiffres, _ - .');
 export const Email = z.email().max(254);
-export const Password = z.string().min(8).max(128);
+export const Password = z.string().min(8, '8 à 128 caractères').max(128, '8 à 128 caractères');

@@ -10,6 +10,8 @@ import { startEmbeddedPostgres } from '../../api/local/embedded.js';
 import { migrate } from '../../api/db/migrate.js';
 import { installPgTap } from './pgtap.js';
 import { freePort } from './net.js';
+// @ts-expect-error: plain JavaScript build script, no declarations
+import { build as buildSdk } from '../../sdk/build.mjs';
 
 declare module 'vitest' {
   export interface ProvidedContext { pgAdminUrl: string }
@@ -18,6 +20,8 @@ declare module 'vitest' {
 export const TEMPLATE_DB = 'manette_template';
 
 export default async function setup(project: TestProject) {
+  // The API serves the browser SDK from sdk/dist (skipped when up to date).
+  await buildSdk({ quiet: true });
   const dir = await mkdtemp(path.join(tmpdir(), 'manette-test-'));
   await chmod(dir, 0o755); // as root, Postgres runs as the `postgres` user and must reach it
   const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: false });

@@ -14,7 +14,8 @@ export default defineRoute({
     + 'pour la période en cours, en une seule instruction atomique. Répond la valeur gardée, son rang et '
     + '`ameliore` (la soumission a-t-elle changé la valeur). Hors de `valeur_min`/`valeur_max` : `validation_failed`. '
     + 'En-tête `Idempotency-Key` : la même clé du même joueur dans les 24 h renvoie la première réponse et ne compte '
-    + 'rien de plus (un `somme` réessayé ne compte qu’une fois).',
+    + 'rien de plus (un `somme` réessayé ne compte qu’une fois). Un classement qu’un mode tient par le serveur '
+    + '(`classement_victoires`) refuse les soumissions des joueurs : `forbidden` (403).',
   auth: 'player',
   idempotent: true,
   params: BoardParams,

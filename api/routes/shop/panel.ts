@@ -7,7 +7,11 @@ export const Panel = z.object({
   theme: z.record(z.string(), z.string().nullable())
     .meta({ description: 'Couleurs, police, rayon, logo_url : valeurs du jeu sur les valeurs par défaut.' }),
   textes: z.record(z.string(), z.string())
-    .meta({ description: 'Textes des panneaux de connexion et de matchmaking (français par défaut).' }),
+    .meta({ description: 'Textes des panneaux de connexion et de matchmaking : valeurs du jeu sur les textes par défaut, '
+      + 'en anglais si Accept-Language préfère en, en français sinon.' }),
+  google_client_id: z.string().nullable()
+    .meta({ description: 'Identifiant client Google du jeu (null sans connexion Google) : le panneau de connexion '
+      + 'propose Google quand il est présent.' }),
 }).meta({ id: 'Panel' });
 
 export default defineRoute({

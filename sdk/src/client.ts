@@ -1,0 +1,403 @@
+// createClient: the SDK's whole surface (contract section 13).
+import { ManetteError, abortedError } from './errors.js';
+import { apiBase, request, shortHash, type RequestOptions, type Transport } from './http.js';
+import { isLocalId } from './queue.js';
+import { RealtimeHub, defaultRealtimeLoader, type RealtimeLoader } from './realtime.js';
+import { Session, defaultStorage, reportAsync } from './session.js';
+import { Sync, type PendingOp, type SyncEvent } from './sync.js';
+import type {
+  Article, Fichier, Joueur, MatchActionEvent, MatchStatus, PanelConfig, Partie, RealtimeConfig, Row, Score,
+  SessionStorage, SubmitResult,
+} from './types.js';
+
+declare const __SDK_MODULE_URL__: string | undefined;
+
+/** The URL this SDK was loaded from: the classic script's src, or the module's URL. */
+const sdkUrl: string | undefined = (() => {
+  try {
+    const s = typeof document !== 'undefined' ? document.currentScript : null;
+    if (s && 'src' in s && typeof s.src === 'string' && s.src) return s.src;
+  } catch { /* no DOM */ }
+  return typeof __SDK_MODULE_URL__ !== 'undefined' ? __SDK_MODULE_URL__ : undefined;
+})();
+
+export interface ClientOptions {
+  /** The server (`http://localhost:3000`) or the API base (`.../api/public/v1`). Default: where the SDK was loaded from. */
+  baseUrl?: string;
+  apiKey: string;
+  /** Language of the server's messages. Default 'fr'. */
+  lang?: 'fr' | 'en';
+  /** Where the session is kept. Default localStorage (shared between tabs). */
+  storage?: SessionStorage;
+  /** How to load @supabase/realtime-js, e.g. `() => import('@supabase/realtime-js')` in a bundled app. */
+  realtime?: RealtimeLoader;
+  fetch?: typeof fetch;
+}
+
+export interface ListOptions {
+  limit?: number; offset?: number; order_by?: string; order_dir?: 'asc' | 'desc';
+  where?: Record<string, string | number | boolean>;
+}
+
+export interface Table<D extends Record<string, unknown> = Record<string, unknown>> {
+  list(opts?: ListOptions): Promise<Row<D>[]>;
+  get(id: string): Promise<Row<D>>;
+  /** Answers at once with `en_attente: true` (and a `local_` id) when the write is queued. */
+  insert(donnees: D): Promise<Row<D>>;
+  update(id: string, donnees: Partial<D>): Promise<Row<D>>;
+  remove(id: string): Promise<Row<D>>;
+}
+
+export interface MatchSubscription {
+  onAction?: (e: MatchActionEvent) => void;
+  /** The match's state: each `etat` event, and a fresh GET /match/state after every (re)join. */
+  onEtat?: (partie: Partie) => void;
+  /** The room cannot be joined any more (e.g. the player is not a participant). */
+  onError?: (err: ManetteError) => void;
+}
+
+export interface MatchHandle {
+  readonly id: string;
+  state(): Promise<Partie>;
+  act(action: string, donnees?: Record<string, unknown>, opts?: { numero_tour?: number }): Promise<Partie>;
+  /** Resolves once the room is joined, with the function that leaves it. */
+  subscribe(handlers: MatchSubscription): Promise<() => Promise<void>>;
+}
+
+export interface ManetteClient {
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  readonly lang: 'fr' | 'en';
+  auth: {
+    register(p: { pseudo: string; email: string; password: string; pays?: string }): Promise<Joueur>;
+    login(p: { identifiant: string; password: string } | { email: string; password: string }): Promise<Joueur>;
+    loginWithGoogle(idToken: string): Promise<Joueur>;
+    restore(): Promise<Joueur | null>;
+    logout(): Promise<void>;
+    readonly player: Joueur | null;
+    /** The session token (for calls the SDK does not wrap); null when logged out. */
+    readonly token: string | null;
+    onChange(cb: (joueur: Joueur | null) => void): () => void;
+    uploadAvatar(blob: Blob): Promise<Joueur>;
+  };
+  table<D extends Record<string, unknown> = Record<string, unknown>>(nom: string): Table<D>;
+  sync: {
+    pending(): Promise<PendingOp[]>;
+    flush(): Promise<void>;
+    onChange(cb: (e: SyncEvent) => void): () => void;
+  };
+  files: {
+    upload(p: { nom: string; contenu: string; mime_type: string; ecraser?: boolean }): Promise<Fichier>;
+    list(): Promise<Fichier[]>;
+    get(nom: string): Promise<{ fichier: Fichier; contenu: string }>;
+    remove(nom: string): Promise<Fichier>;
+  };
+  leaderboard(id: string): {
+    submit(valeur: number): Promise<SubmitResult>;
+    scores(opts?: { limit?: number; offset?: number; autour?: 'moi' }): Promise<Score[]>;
+  };
+  shop: { articles(): Promise<Article[]> };
+  panel(): Promise<PanelConfig>;
+  matchmaking: {
+    join(mode_jeu: string, elo_actuel: number): Promise<MatchStatus>;
+    status(): Promise<MatchStatus>;
+    leave(): Promise<MatchStatus>;
+    /** Resolves with the matched status (player channel's `matched` event, polling as heartbeat and fallback). */
+    waitForMatch(opts?: { signal?: AbortSignal; pollMs?: number }): Promise<MatchStatus>;
+  };
+  match(partie_id: string): MatchHandle;
+  realtime: { config(): Promise<RealtimeConfig> };
+}
+
+let last: ManetteClient | undefined;
+
+/** The last client created (the panels use it when no `client` property is set). */
+export function lastClient(): ManetteClient | undefined {
+  return last;
+}
+
+function without<T>(body: object): T {
+  const { ok: _ok, ...rest } = body as Record<string, unknown>;
+  return rest as T;
+}
+
+export function createClient(options: ClientOptions): ManetteClient {
+  if (!options || typeof options.apiKey !== 'string' || !options.apiKey) throw new TypeError('createClient: apiKey is required');
+  const given = options.baseUrl ?? (sdkUrl ? new URL(sdkUrl).origin : undefined);
+  if (!given) throw new TypeError('createClient: baseUrl is required');
+  const lang = options.lang === 'en' ? 'en' : 'fr';
+  const base = apiBase(given);
+  const t: Transport = { base, apiKey: options.apiKey, lang, fetch: options.fetch ?? globalThis.fetch.bind(globalThis) };
+  const session = new Session(options.apiKey, options.storage ?? defaultStorage());
+  const scope = shortHash(`${base}|${options.apiKey}`);
+  const sync = new Sync(t, session, scope);
+
+  /** A call with the session token; an `invalid_token` answer ends the session. */
+  async function call<T = Record<string, unknown>>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const token = session.currentToken;
+    try {
+      return await request<T>(t, method, path, { token, ...opts });
+    } catch (err) {
+      if (err instanceof ManetteError && err.code === 'invalid_token' && token && session.currentToken === token) session.clear();
+      throw err;
+    }
+  }
+
+  async function signedIn(body: { token: string; data: { joueur: Joueur } }): Promise<Joueur> {
+    session.set(body.token, body.data.joueur);
+    return body.data.joueur;
+  }
+
+  const hub = new RealtimeHub(
+    () => call<RealtimeConfig & { ok: true }>('GET', '/realtime/config').then((b) => without<RealtimeConfig>(b)),
+    options.realtime ?? defaultRealtimeLoader(sdkUrl, base),
+    lang,
+  );
+
+  const tablePath = (nom: string, id?: string) => `/tables/${encodeURIComponent(nom)}${id === undefined ? '' : `/${encodeURIComponent(id)}`}`;
+
+  const client: ManetteClient = {
+    baseUrl: base,
+    apiKey: options.apiKey,
+    lang,
+    auth: {
+      async register(p) {
+        return signedIn(await call('POST', '/players/register', { body: p, token: null }));
+      },
+      async login(p) {
+        return signedIn(await call('POST', '/players/login', { body: p, token: null }));
+      },
+      async loginWithGoogle(idToken) {
+        return signedIn(await call('POST', '/players/google', { body: { id_token: idToken }, token: null }));
+      },
+      async restore() {
+        if (!session.currentToken) return null;
+        try {
+          const body = await call<{ data: { joueur: Joueur } }>('GET', '/players/me');
+          session.setPlayer(body.data.joueur);
+          return body.data.joueur;
+        } catch (err) {
+          if (err instanceof ManetteError && (err.code === 'invalid_token' || err.code === 'missing_player')) return null;
+          throw err;
+        }
+      },
+      async logout() {
+        if (!session.currentToken) return;
+        try {
+          await call('POST', '/players/logout');
+        } catch (err) {
+          // Logged out locally in any case; only a refusal other than "already invalid" is worth telling.
+          session.clear();
+          if (err instanceof ManetteError && (err.code === 'invalid_token' || err.code === 'network_error')) return;
+          throw err;
+        }
+        session.clear();
+      },
+      get player() { return session.player; },
+      get token() { return session.currentToken; },
+      onChange: (cb) => session.onChange(cb),
+      async uploadAvatar(blob) {
+        const contenu = await base64Of(blob);
+        const body = await call<{ data: { joueur: Joueur } }>('POST', '/players/avatar', { body: { contenu, mime_type: blob.type } });
+        session.setPlayer(body.data.joueur);
+        return body.data.joueur;
+      },
+    },
+
+    table<D extends Record<string, unknown>>(nom: string): Table<D> {
+      return {
+        async list(opts = {}) {
+          const { where, ...rest } = opts;
+          const body = await call<{ data: Row<D>[] }>('GET', tablePath(nom), { query: { ...rest, ...where } });
+          return body.data;
+        },
+        async get(id) {
+          const target = isLocalId(id) ? await serverIdOf(id) : id;
+          const body = await call<{ data: Row<D> }>('GET', tablePath(nom, target));
+          return body.data;
+        },
+        insert: (donnees) => sync.write('insert', nom, undefined, donnees) as Promise<Row<D>>,
+        update: (id, donnees) => sync.write('update', nom, id, donnees as Record<string, unknown>) as Promise<Row<D>>,
+        remove: (id) => sync.write('remove', nom, id, undefined) as Promise<Row<D>>,
+      };
+    },
+
+    sync: {
+      pending: () => sync.pending(),
+      flush: () => sync.flush(),
+      onChange: (cb) => sync.onChange(cb),
+    },
+
+    files: {
+      async upload(p) {
+        return (await call<{ data: { fichier: Fichier } }>('POST', '/storage/upload', { body: p })).data.fichier;
+      },
+      async list() {
+        return (await call<{ data: Fichier[] }>('GET', '/storage/files')).data;
+      },
+      async get(nom) {
+        return (await call<{ data: { fichier: Fichier; contenu: string } }>('GET', `/storage/files/${encodeURIComponent(nom)}`)).data;
+      },
+      async remove(nom) {
+        return (await call<{ data: { fichier: Fichier } }>('DELETE', `/storage/files/${encodeURIComponent(nom)}`)).data.fichier;
+      },
+    },
+
+    leaderboard(id) {
+      const path = `/leaderboards/${encodeURIComponent(id)}`;
+      return {
+        async submit(valeur) {
+          return (await call<{ data: SubmitResult }>('POST', `${path}/submit`, { body: { valeur } })).data;
+        },
+        async scores(opts = {}) {
+          return (await call<{ data: Score[] }>('GET', `${path}/scores`, { query: opts })).data;
+        },
+      };
+    },
+
+    shop: {
+      async articles() { return (await call<{ data: Article[] }>('GET', '/shop/articles')).data; },
+    },
+
+    async panel() {
+      return (await call<{ data: PanelConfig }>('GET', '/panel', { token: null })).data;
+    },
+
+    matchmaking: {
+      async join(mode_jeu, elo_actuel) {
+        return without<MatchStatus>(await call('POST', '/matchmaking/join', { body: { mode_jeu, elo_actuel } }));
+      },
+      async status() {
+        return without<MatchStatus>(await call('GET', '/matchmaking/status'));
+      },
+      async leave() {
+        return without<MatchStatus>(await call('POST', '/matchmaking/leave'));
+      },
+      waitForMatch: (opts = {}) => waitForMatch(opts),
+    },
+
+    match(partie_id) {
+      const handle: MatchHandle = {
+        id: partie_id,
+        async state() {
+          return (await call<{ partie: Partie }>('GET', '/match/state', { query: { partie_id } })).partie;
+        },
+        async act(action, donnees = {}, opts = {}) {
+          const body: Record<string, unknown> = { partie_id, action, donnees };
+          if (opts.numero_tour !== undefined) body.numero_tour = opts.numero_tour;
+          return (await call<{ partie: Partie }>('POST', '/match/action', { body })).partie;
+        },
+        subscribe: (handlers) => subscribeMatch(handle, handlers),
+      };
+      return handle;
+    },
+
+    realtime: {
+      config: () => call<RealtimeConfig & { ok: true }>('GET', '/realtime/config').then((b) => without<RealtimeConfig>(b)),
+    },
+  };
+
+  async function serverIdOf(localId: string): Promise<string> {
+    const pending = await sync.pending();
+    const mapped = (await sync.mappedId(localId));
+    if (mapped) return mapped;
+    if (pending.some((op) => op.row_id === localId)) {
+      throw new ManetteError({ code: 'row_pending', status: 0, message: lang === 'en' ? 'This row is not on the server yet.' : 'Cette ligne n’est pas encore sur le serveur.' });
+    }
+    return localId; // the server answers row_not_found
+  }
+
+  async function subscribeMatch(handle: MatchHandle, h: MatchSubscription): Promise<() => Promise<void>> {
+    let latest: Partie | undefined;
+    // Events and re-reads may cross: never go back to an older state.
+    const deliver = (p: Partie) => {
+      if (latest && (p.numero_tour < latest.numero_tour
+        || (p.numero_tour === latest.numero_tour && Date.parse(p.maj_le) < Date.parse(latest.maj_le))
+        || (latest.statut === 'terminee' && p.statut !== 'terminee'))) return;
+      latest = p;
+      try { h.onEtat?.(p); } catch (err) { reportAsync(err); }
+    };
+    const reread = () => {
+      handle.state().then(deliver, (err) => { if (err instanceof ManetteError && err.code !== 'network_error') h.onError?.(err); });
+    };
+    const channel = await hub.join(
+      (cfg) => cfg.channel_prefix + handle.id,
+      {
+        action: (payload) => { try { h.onAction?.(payload as MatchActionEvent); } catch (err) { reportAsync(err); } },
+        etat: (payload) => deliver(payload as Partie),
+      },
+      // Every (re)join follows a gap in which events may have been missed.
+      reread,
+      h.onError,
+    );
+    // The page slept or the network came back: the socket may not have noticed yet.
+    const onWake = () => { if (typeof document === 'undefined' || document.visibilityState !== 'hidden') reread(); };
+    if (typeof window !== 'undefined') {
+      window.addEventListener('online', onWake);
+      document.addEventListener?.('visibilitychange', onWake);
+    }
+    return async () => {
+      if (typeof window !== 'undefined') {
+        window.removeEventListener('online', onWake);
+        document.removeEventListener?.('visibilitychange', onWake);
+      }
+      await channel.stop();
+    };
+  }
+
+  async function waitForMatch(opts: { signal?: AbortSignal; pollMs?: number }): Promise<MatchStatus> {
+    const { signal } = opts;
+    const pollMs = Math.max(500, opts.pollMs ?? 2000);
+    if (signal?.aborted) throw abortedError(lang);
+    const first = await client.matchmaking.status();
+    if (first.status === 'matched') return first;
+    const me = session.player;
+    return new Promise<MatchStatus>((resolve, reject) => {
+      let done = false;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let channel: { stop(): Promise<void> } | undefined;
+      const finish = (fn: () => void) => {
+        if (done) return;
+        done = true;
+        if (timer) clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        void channel?.stop();
+        fn();
+      };
+      const onAbort = () => finish(() => reject(abortedError(lang)));
+      signal?.addEventListener('abort', onAbort);
+      // Polling: the queue's heartbeat (an entry not polled is dropped), and the fallback.
+      const poll = async () => {
+        if (done) return;
+        try {
+          const s = await client.matchmaking.status();
+          if (s.status === 'matched') return finish(() => resolve(s));
+          if (s.status === 'idle') {
+            return finish(() => reject(new ManetteError({ code: 'not_queued', status: 0, message: lang === 'en' ? 'Not in the matchmaking queue.' : 'Pas dans la file d’attente.' })));
+          }
+        } catch (err) {
+          if (!(err instanceof ManetteError) || err.code !== 'network_error') return finish(() => reject(err));
+        }
+        if (!done) timer = setTimeout(() => { void poll(); }, pollMs);
+      };
+      timer = setTimeout(() => { void poll(); }, pollMs);
+      if (me) {
+        hub.join(() => `manette_joueur_${me.id}`, {
+          matched: (payload) => finish(() => resolve(payload as MatchStatus)),
+        }, () => { /* joined: a match made before the join is caught by the next poll */ }, undefined, true).then((c) => {
+          if (done) void c.stop(); else channel = c;
+        }, () => { /* realtime unavailable: polling alone */ });
+      }
+    });
+  }
+
+  last = client;
+  return client;
+}
+
+async function base64Of(blob: Blob): Promise<string> {
+  const bytes = new Uint8Array(await blob.arrayBuffer());
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin);
+}

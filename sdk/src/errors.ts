@@ -1,0 +1,38 @@
+// ManetteError: every failure of the SDK (contract sections 1 and 13).
+export interface FieldIssue { champ: string; message: string }
+
+export class ManetteError extends Error {
+  override readonly name = 'ManetteError';
+  /** The API's error code (`invalid_token`, `action_refusee`...), or `network_error`, `aborted`. */
+  readonly code: string;
+  /** HTTP status; 0 when no answer arrived. */
+  readonly status: number;
+  readonly reason: string | undefined;
+  readonly details: FieldIssue[] | undefined;
+  /** The server's x-request-id, to find the request in its logs. */
+  readonly requestId: string | undefined;
+
+  constructor(init: { code: string; status: number; message: string; reason?: string; details?: FieldIssue[]; requestId?: string }) {
+    super(init.message);
+    this.code = init.code;
+    this.status = init.status;
+    this.reason = init.reason;
+    this.details = init.details;
+    this.requestId = init.requestId;
+  }
+
+  toJSON() {
+    return { name: this.name, code: this.code, status: this.status, message: this.message, reason: this.reason, details: this.details, requestId: this.requestId };
+  }
+}
+
+export function networkError(cause: unknown, lang: string): ManetteError {
+  const message = lang === 'en' ? 'The server cannot be reached.' : 'Le serveur est injoignable.';
+  const err = new ManetteError({ code: 'network_error', status: 0, message });
+  (err as { cause?: unknown }).cause = cause;
+  return err;
+}
+
+export function abortedError(lang: string): ManetteError {
+  return new ManetteError({ code: 'aborted', status: 0, message: lang === 'en' ? 'Cancelled.' : 'Annulé.' });
+}

@@ -1,0 +1,11 @@
+// The browser SDK (contract section 13): `Manette` for the classic script, the same as an ES module.
+import './panels/index.js';
+
+export { createClient, lastClient } from './client.js';
+export type { ClientOptions, ListOptions, ManetteClient, MatchHandle, MatchSubscription, Table } from './client.js';
+export { ManetteError } from './errors.js';
+export type { FieldIssue } from './errors.js';
+export type { PendingOp, SyncEvent } from './sync.js';
+export type { RealtimeLoader, RealtimeModule } from './realtime.js';
+export type * from './types.js';
+export const version = '0.1.0';

@@ -1,0 +1,139 @@
+// Realtime for the SDK: one RealtimeClient per Manette client, opened on the first
+// subscription, with the player's token from GET /realtime/config renewed before it
+// expires (contract section 11). realtime-js is loaded lazily.
+import { ManetteError } from './errors.js';
+import type { RealtimeConfig } from './types.js';
+
+/** The part of @supabase/realtime-js used here (kept local so the SDK's types do not need it). */
+export interface RtChannel {
+  on(type: 'broadcast', filter: { event: string }, cb: (msg: { payload: unknown }) => void): RtChannel;
+  subscribe(cb?: (status: string, err?: Error) => void): RtChannel;
+  unsubscribe(): Promise<unknown>;
+}
+export interface RtClient {
+  setAuth(token?: string | null): Promise<void>;
+  channel(topic: string, opts: { config: { private: boolean } }): RtChannel;
+  removeChannel(ch: RtChannel): Promise<unknown>;
+  disconnect(): unknown;
+}
+export interface RealtimeModule { RealtimeClient: new (url: string, opts: { params: { apikey: string } }) => RtClient }
+export type RealtimeLoader = () => Promise<RealtimeModule>;
+
+export interface ChannelHandle { stop(): Promise<void> }
+
+/** Renew this long before the token's expiry (it lasts up to an hour). */
+const RENEW_BEFORE_MS = 60_000;
+const JOIN_TIMEOUT_MS = 15_000;
+const MAX_JOIN_ERRORS = 5;
+
+export class RealtimeHub {
+  private rt: Promise<{ client: RtClient; cfg: RealtimeConfig }> | undefined;
+  private users = 0;
+  private renewTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly config: () => Promise<RealtimeConfig>,
+    private readonly load: RealtimeLoader,
+    private readonly lang: string,
+  ) {}
+
+  private open() {
+    this.rt ??= (async () => {
+      const [cfg, mod] = await Promise.all([this.config(), this.load()]);
+      const client = new mod.RealtimeClient(cfg.url, { params: { apikey: cfg.key } });
+      if (cfg.token) await client.setAuth(cfg.token);
+      this.scheduleRenew(cfg);
+      return { client, cfg };
+    })();
+    this.rt.catch(() => { this.rt = undefined; });
+    return this.rt;
+  }
+
+  private scheduleRenew(cfg: RealtimeConfig): void {
+    if (this.renewTimer) clearTimeout(this.renewTimer);
+    if (!cfg.token_expire_le) return;
+    const left = Date.parse(cfg.token_expire_le) - Date.now();
+    const delay = Math.max(1000, Math.min(left - RENEW_BEFORE_MS, left / 2));
+    this.renewTimer = setTimeout(() => { void this.renew(); }, delay);
+  }
+
+  /** A fresh token for the open client (and its joined channels); retried on failure. */
+  async renew(): Promise<void> {
+    const rt = this.rt;
+    if (!rt) return;
+    try {
+      const { client } = await rt;
+      const cfg = await this.config();
+      if (cfg.token) await client.setAuth(cfg.token);
+      this.scheduleRenew(cfg);
+    } catch (err) {
+      if (err instanceof ManetteError && (err.code === 'invalid_token' || err.code === 'missing_player')) return;
+      this.renewTimer = setTimeout(() => { void this.renew(); }, 5000);
+    }
+  }
+
+  /**
+   * Joins the topic `topicOf` names (private like the game's rooms unless `isPrivate` says), calls `onJoined` on every
+   * (re)join. Resolves once joined the first time; rejects when refused or not joined in time.
+   */
+  async join(topicOf: (cfg: RealtimeConfig) => string, events: Record<string, (payload: unknown) => void>,
+    onJoined: () => void, onFatal?: (err: ManetteError) => void, isPrivate?: boolean): Promise<ChannelHandle> {
+    const { client, cfg } = await this.open();
+    this.users += 1;
+    const channel = client.channel(topicOf(cfg), { config: { private: isPrivate ?? cfg.private } });
+    for (const [event, cb] of Object.entries(events)) channel.on('broadcast', { event }, (msg) => cb(msg.payload));
+    let stopped = false;
+    let errors = 0;
+    const stop = async () => {
+      if (stopped) return;
+      stopped = true;
+      await client.removeChannel(channel).catch(() => undefined);
+      this.release();
+    };
+    await new Promise<void>((resolve, reject) => {
+      let first = true;
+      const timeout = setTimeout(() => fail(new ManetteError({ code: 'realtime_unavailable', status: 0, message: this.text('join') })), JOIN_TIMEOUT_MS);
+      const fail = (e: ManetteError) => {
+        clearTimeout(timeout);
+        void stop();
+        if (first) { first = false; reject(e); } else onFatal?.(e);
+      };
+      channel.subscribe((status, err) => {
+        if (stopped) return;
+        if (status === 'SUBSCRIBED') {
+          errors = 0;
+          if (first) { first = false; clearTimeout(timeout); resolve(); }
+          onJoined();
+        } else if (status === 'CHANNEL_ERROR') {
+          // Refused (expired token, not a participant) or the socket failed: realtime-js
+          // retries the join by itself; a fresh token may be what it needs.
+          errors += 1;
+          if (errors >= (first ? 2 : MAX_JOIN_ERRORS)) {
+            fail(new ManetteError({ code: 'realtime_refused', status: 0, message: err?.message ?? this.text('refused') }));
+          } else void this.renew();
+        }
+      });
+    });
+    return { stop };
+  }
+
+  private release(): void {
+    this.users -= 1;
+    if (this.users > 0 || !this.rt) return;
+    const rt = this.rt;
+    this.rt = undefined;
+    if (this.renewTimer) clearTimeout(this.renewTimer);
+    void rt.then(({ client }) => client.disconnect()).catch(() => undefined);
+  }
+
+  private text(what: 'join' | 'refused'): string {
+    if (this.lang === 'en') return what === 'join' ? 'Realtime could not be joined.' : 'Realtime refused the subscription.';
+    return what === 'join' ? 'Le temps réel est injoignable.' : 'Le temps réel a refusé l’abonnement.';
+  }
+}
+
+/** Where the lazily loaded realtime bundle is: beside the SDK script, else on the API server. */
+export function defaultRealtimeLoader(sdkUrl: string | undefined, apiBase: string): RealtimeLoader {
+  const url = sdkUrl ? new URL('manette-realtime.mjs', sdkUrl).href : `${apiBase}/sdk/manette-realtime.mjs`;
+  return () => import(/* webpackIgnore: true */ /* @vite-ignore */ url) as Promise<RealtimeModule>;
+}

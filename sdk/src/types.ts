@@ -1,0 +1,50 @@
+// Wire shapes (contract sections 3 to 8; names as the API spells them).
+export interface Joueur { id: string; pseudo: string; email: string | null; pays: string | null; avatar_url: string | null; cree_le: string }
+
+export interface Row<D = Record<string, unknown>> {
+  id: string;
+  joueur_id: string | null;
+  donnees: D;
+  cree_le: string;
+  maj_le: string;
+  /** Present and true while the write waits in the offline queue (the id is then local). */
+  en_attente?: true;
+}
+
+export interface Fichier { nom: string; mime_type: string; taille: number; cree_le: string; maj_le: string }
+export interface Score { rang: number; joueur_id: string; pseudo: string; valeur: number; maj_le: string }
+export interface SubmitResult { valeur: number; rang: number; ameliore: boolean }
+export interface Article {
+  id: string; code: string; nom: string; description: string | null; prix: number; devise: string;
+  image_url: string | null; metadonnees: Record<string, unknown> | null;
+}
+export interface PanelConfig { theme: Record<string, string | null>; textes: Record<string, string>; [k: string]: unknown }
+
+export interface Participant { joueur_id: string; pseudo: string; equipe: number }
+export interface MatchStatus {
+  status: 'idle' | 'waiting' | 'matched';
+  queue_id?: string;
+  position?: number;
+  partie_id?: string;
+  code_salon?: string;
+  equipe?: number;
+  participants?: Participant[];
+  [k: string]: unknown;
+}
+export interface Partie {
+  id: string; mode_jeu: string; statut: 'en_cours' | 'terminee'; tour_joueur: string | null; numero_tour: number;
+  etat_plateau: Record<string, unknown>; participants: Participant[]; gagnant_id: string | null;
+  gagnant_equipe: number | null; code_salon: string; cree_le: string; maj_le: string; termine_le: string | null;
+}
+export interface MatchActionEvent { joueur_id: string; action: string; donnees: Record<string, unknown>; numero_tour: number }
+
+export interface RealtimeConfig {
+  url: string; key: string; channel_prefix: string; private: boolean; token: string | null; token_expire_le: string | null;
+}
+
+/** Where the session is kept; `localStorage` by default. */
+export interface SessionStorage {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}

@@ -1,0 +1,143 @@
+// The web demo (/demo/, examples/demo/web) in a real browser against the real service:
+// two players in two browser contexts sign up with the login panel, get matched by the
+// matchmaking panel, and play morpion to a win through `act` and the `etat` events; a move
+// on a taken square is refused by the server and the page shows why; the `victoires`
+// leaderboard (credited by the server) shows the winner.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startTestApp, type TestApp } from './support/harness.js';
+import { SCREENSHOT_DIR, haveBrowser, launchBrowser, warnIfNoBrowser } from './support/browser.js';
+
+warnIfNoBrowser('demo-browser');
+const ROOT = path.join(import.meta.dirname, '..');
+
+describe.skipIf(!haveBrowser)('web demo in a browser', () => {
+  let app: TestApp;
+  let browser: Browser;
+  let key: string;
+  let origin: string;
+
+  beforeAll(async () => {
+    app = await startTestApp({}, undefined, { realtime: true });
+    origin = new URL(app.baseUrl).origin;
+    key = await app.applyGame(JSON.parse(await readFile(path.join(ROOT, 'examples/demo/game.json'), 'utf8')) as Record<string, unknown>);
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+
+  interface Player { ctx: BrowserContext; page: Page; pseudo: string; errors: string[] }
+
+  /** Opens /demo/?key=... and signs up through the login panel. */
+  async function signUp(pseudo: string, viewport = { width: 1280, height: 860 }): Promise<Player> {
+    const ctx = await browser.newContext({ viewport, locale: 'fr-FR' });
+    const page = await ctx.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${origin}/demo/?key=${key}`);
+    // The key went to localStorage and left the address bar.
+    expect(new URL(page.url()).searchParams.has('key')).toBe(false);
+    const login = page.locator('manette-login');
+    await login.getByRole('button', { name: 'Pas encore de compte ? Inscris-toi' }).click();
+    await login.getByLabel('Pseudo', { exact: true }).fill(pseudo);
+    await login.getByLabel('E-mail').fill(`${pseudo}@example.test`);
+    await login.getByLabel('Mot de passe (8 caractères au moins)').fill('motdepasse-solide');
+    await login.getByRole('button', { name: 'Créer mon compte' }).click();
+    await login.getByText(`Connecté en tant que ${pseudo}`).waitFor({ timeout: 15_000 });
+    return { ctx, page, pseudo, errors };
+  }
+
+  const cell = (p: Player, i: number) => p.page.locator(`#board .cell[data-case="${i}"]`);
+  const turn = (p: Player) => p.page.locator('#turn');
+  async function play(p: Player, i: number, mark: string): Promise<void> {
+    await expect.poll(() => turn(p).textContent(), { timeout: 15_000 }).toBe('À toi de jouer !');
+    await cell(p, i).click();
+    await expect.poll(() => cell(p, i).textContent(), { timeout: 15_000 }).toBe(mark);
+  }
+
+  it('two players sign up, get matched and play a whole match; a refused move is shown; the winner gets +1', async () => {
+    const a = await signUp('alice');
+    const b = await signUp('bruno');
+    // Reloaded: the key is remembered, the session restored.
+    await a.page.reload();
+    await a.page.locator('manette-login').getByText('Connecté en tant que alice').waitFor({ timeout: 15_000 });
+
+    for (const p of [a, b]) await p.page.locator('manette-matchmaking').getByRole('button', { name: 'Jouer' }).click();
+    for (const p of [a, b]) await p.page.locator('#match').waitFor({ state: 'visible', timeout: 20_000 });
+    const code = await a.page.locator('#room-code').textContent();
+    expect(code).toMatch(/^[A-HJ-NP-Z2-9]{6}$/);
+    expect(await b.page.locator('#room-code').textContent()).toBe(code);
+
+    // X is the first participant: the one whose turn it is.
+    await expect.poll(async () => [await turn(a).textContent(), await turn(b).textContent()].sort().join('|'), { timeout: 15_000 })
+      .toMatch(/^(À toi de jouer !\|Tour de .+…|Tour de .+…\|À toi de jouer !)$/);
+    const [x, o] = (await turn(a).textContent()) === 'À toi de jouer !' ? [a, b] : [b, a];
+    expect(await turn(o).textContent()).toBe(`Tour de ${x.pseudo}…`);
+
+    await play(x, 0, 'X');
+    await play(o, 3, 'O');
+    await play(x, 1, 'X');
+    // O's turn: a move on X's square is refused by the server, and the page says why.
+    await expect.poll(() => turn(o).textContent(), { timeout: 15_000 }).toBe('À toi de jouer !');
+    await cell(o, 0).click();
+    await expect.poll(() => o.page.locator('#move-error').textContent(), { timeout: 15_000 }).toBe('Cette case est déjà prise.');
+    expect(await o.page.locator('#move-error').getAttribute('role')).toBe('alert');
+    expect(await cell(o, 0).textContent()).toBe('X');
+    // Out of turn: refused too.
+    await cell(x, 8).click();
+    await expect.poll(() => x.page.locator('#move-error').textContent(), { timeout: 15_000 }).toBe('Ce n’est pas ton tour.');
+    await play(o, 4, 'O');
+    // Mid-game, for the docs (once X's page has drawn O's move).
+    await expect.poll(() => cell(x, 4).textContent(), { timeout: 15_000 }).toBe('O');
+    expect(await x.page.locator('#move-error').textContent()).toBe('');
+    await x.page.mouse.move(0, 0);
+    await x.page.screenshot({ path: path.join(SCREENSHOT_DIR, 'demo.png') });
+    await play(x, 2, 'X');
+
+    // The other player sees the final state through the `etat` event.
+    await expect.poll(() => turn(x).textContent(), { timeout: 15_000 }).toBe('Tu as gagné !');
+    await expect.poll(() => turn(o).textContent(), { timeout: 15_000 }).toBe(`${x.pseudo} a gagné.`);
+    expect(await cell(o, 2).textContent()).toBe('X');
+    expect(await o.page.locator('#board .cell.winning').count()).toBe(3);
+
+    // The server credited the win on `victoires`; both pages show it.
+    const winnerId = (await app.sql<{ id: string }>("select p.id from manette.players p join manette.games g on g.id = p.game_id where g.slug = 'demo' and p.pseudo = $1", [x.pseudo]))[0]!.id;
+    for (const p of [x, o]) {
+      await expect.poll(() => p.page.locator(`#leaderboard li[data-joueur="${winnerId}"] strong`).textContent({ timeout: 2_000 }).catch(() => null), { timeout: 15_000 }).toBe('1');
+    }
+    expect(await o.page.locator('#leaderboard li').count()).toBe(1);
+
+    // A new match: the matchmaking panel is back to its button.
+    await x.page.getByRole('button', { name: 'Nouvelle partie' }).click();
+    await x.page.locator('manette-matchmaking').getByRole('button', { name: 'Jouer' }).waitFor({ timeout: 10_000 });
+    expect(await x.page.locator('#match').isHidden()).toBe(true);
+
+    expect(a.errors).toEqual([]);
+    expect(b.errors).toEqual([]);
+    await a.ctx.close();
+    await b.ctx.close();
+  });
+
+  it('asks for the API key when it has none, and shows the shop', async () => {
+    const ctx = await browser.newContext({ viewport: { width: 360, height: 760 }, locale: 'en-US' });
+    const page = await ctx.newPage();
+    await page.goto(`${origin}/demo/`);
+    const input = page.getByLabel(/sk_live_/);
+    await input.fill(key);
+    await input.press('Enter');
+    await page.locator('#app').waitFor({ state: 'visible', timeout: 15_000 });
+    // navigator.language is English here: panels and page in English.
+    const english = (await (await fetch(`${app.baseUrl}/panel`, { headers: { 'x-api-key': key, 'accept-language': 'en' } })).json()).data.textes;
+    expect(english.connexion_bouton).not.toBe('Se connecter');
+    await page.locator('manette-login').getByRole('button', { name: english.connexion_bouton }).waitFor({ timeout: 15_000 });
+    expect(await page.locator('#shop-title').textContent()).toBe('Shop');
+    await expect.poll(() => page.locator('#shop li').first().textContent(), { timeout: 15_000 }).toBe('Épée100 or');
+    // Nothing wider than the phone's screen.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await ctx.close();
+  });
+});
