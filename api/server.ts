@@ -10,11 +10,10 @@ import { applyGameFile, gameCount } from './config/apply.js';
 import { existingDemoGame } from './local/demo.js';
 import { startEmbeddedPostgres, type RunningPostgres } from './local/embedded.js';
 import { startLocalRealtime, type LocalRealtime } from './local/realtime/server.js';
-import { createGoogleVerifier } from './security/google.js';
-import { hashingQueue } from './security/password.js';
-import { createRealtimeSigner, type RealtimeSigningKey } from './security/realtime-token.js';
+import { createRealtimeSigner } from './security/realtime-token.js';
+import { buildFacade, supabaseRealtime } from './app-factory.js';
 import { localRealtimeSecret } from './local/realtime-secret.js';
-import { BASE_PATH, createApp } from './app.js';
+import { BASE_PATH } from './app.js';
 import { createApiServer, DEFAULT_LIMITS, listen } from './http/node-server.js';
 import type { Deps } from './http/route.js';
 
@@ -30,24 +29,7 @@ export interface Service {
   close(): Promise<void>;
 }
 
-/**
- * What signs realtime tokens on a Supabase project: exactly one of the project's JWT
- * secret or a private JWK the project trusts, named in the environment.
- */
-export function supabaseSigningKey(settings: Settings): RealtimeSigningKey {
-  const secret = settings.MANETTE_REALTIME_JWT_SECRET;
-  const jwk = settings.MANETTE_REALTIME_JWT_PRIVATE_KEY;
-  if (!!secret === !!jwk) {
-    throw new Error('with MANETTE_REALTIME_URL, set exactly one of MANETTE_REALTIME_JWT_SECRET (the project\'s JWT secret) '
-      + 'or MANETTE_REALTIME_JWT_PRIVATE_KEY (a private JWK imported into the project\'s JWT signing keys): see docs/matches.md');
-  }
-  if (secret) return { secret };
-  try {
-    return { privateJwk: JSON.parse(jwk!) };
-  } catch {
-    throw new Error('MANETTE_REALTIME_JWT_PRIVATE_KEY must be a JWK in JSON');
-  }
-}
+export { supabaseSigningKey } from './app-factory.js';
 
 /** Locally, a game's own API key opens the realtime socket. */
 export function realtimeKeyCheck(pool: Pool) {
@@ -93,8 +75,7 @@ export async function startService(settings: Settings, logger: Logger = pino({ l
     let realtime: Deps['realtime'];
     let realtimeServiceKey: string | undefined;
     if (settings.MANETTE_REALTIME_URL) {
-      const signer = await createRealtimeSigner(supabaseSigningKey(settings), settings.MANETTE_REALTIME_TOKEN_TTL_S);
-      realtime = { url: settings.MANETTE_REALTIME_URL, key: settings.MANETTE_REALTIME_KEY ?? '', signer };
+      realtime = await supabaseRealtime(settings);
     } else {
       if (settings.MANETTE_REALTIME_JWT_PRIVATE_KEY) {
         throw new Error('MANETTE_REALTIME_JWT_PRIVATE_KEY goes with MANETTE_REALTIME_URL; the local Realtime verifies an HS256 secret');
@@ -114,8 +95,7 @@ export async function startService(settings: Settings, logger: Logger = pino({ l
       realtimeServiceKey = await signer.serviceKey();
     }
 
-    hashingQueue(settings.MANETTE_SCRYPT_N); // measures the cost of a hash now, not at the first login
-    const app = createApp({ pool, settings, realtime, verifyGoogleIdToken: createGoogleVerifier(settings.MANETTE_GOOGLE_JWKS_URL) }, logger);
+    const app = buildFacade({ pool, settings, realtime }, logger);
     const server = createApiServer(app, { ...DEFAULT_LIMITS, maxConnectionsPerAddress: settings.MANETTE_MAX_CONNECTIONS_PER_ADDRESS });
     await listen(server, settings.PORT, settings.HOST);
     cleanups.push(() => new Promise((r) => { server.close(r); server.closeAllConnections(); }));

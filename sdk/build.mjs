@@ -28,7 +28,9 @@ export function upToDate() {
   if (!OUTPUTS.every((f) => existsSync(path.join(dist, f)))) return false;
   const built = Math.min(...OUTPUTS.map((f) => statSync(path.join(dist, f)).mtimeMs));
   const inputs = Math.max(newest(src), statSync(fileURLToPath(import.meta.url)).mtimeMs,
-    statSync(path.join(here, 'tsconfig.json')).mtimeMs, statSync(path.join(root, 'package-lock.json')).mtimeMs);
+    statSync(path.join(here, 'tsconfig.json')).mtimeMs,
+    // An installed package has no lock file (npm pack leaves it out) and ships dist built.
+    existsSync(path.join(root, 'package-lock.json')) ? statSync(path.join(root, 'package-lock.json')).mtimeMs : 0);
   return built >= inputs;
 }
 

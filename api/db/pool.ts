@@ -14,10 +14,16 @@ export const DATABASE_DEADLINE_MS = 5_000;
  * drops the connection at query_timeout if even that never comes), TCP keepalives, and no
  * transaction left idle: the request becomes 503 `unavailable` and the pool replaces the
  * connection.
+ * Behind a pooler in transaction mode (Supabase Edge Functions), startup parameters are
+ * not passed on: `startupOptions: false` sends none; the URL's user is then the API role
+ * itself and carries the time limits as role settings (docs/deploy.md). The client-side
+ * limits below still apply.
  */
-export function createPool(databaseUrl: string, opts: { role?: string; max?: number; deadlineMs?: number } = {}): pg.Pool {
+export function createPool(
+  databaseUrl: string, opts: { role?: string; max?: number; deadlineMs?: number; startupOptions?: boolean } = {},
+): pg.Pool {
   const deadline = opts.deadlineMs ?? DATABASE_DEADLINE_MS;
-  const startup = [
+  const startup = opts.startupOptions === false ? [] : [
     ...(opts.role ? [`-c role=${opts.role}`] : []),
     `-c statement_timeout=${deadline}`,
     `-c idle_in_transaction_session_timeout=${2 * deadline}`,
@@ -30,7 +36,7 @@ export function createPool(databaseUrl: string, opts: { role?: string; max?: num
     query_timeout: deadline + 500,
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
-    options: startup.join(' '),
+    ...(startup.length ? { options: startup.join(' ') } : {}),
   });
   // A connection lost while idle (database restart) must not crash the process;
   // the pool opens a new one on the next request.

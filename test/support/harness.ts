@@ -1,7 +1,10 @@
 // Test harness: a clean database per test file (cloned from the migrated template) and
 // the real façade on a real HTTP port. No mocks of our own database.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { writeFile, mkdtemp } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -16,6 +19,7 @@ import { readSettings, type Settings } from '../../api/config/settings.js';
 import { applyGameFile } from '../../api/config/apply.js';
 import { createGoogleVerifier } from '../../api/security/google.js';
 import { createRealtimeSigner, newRealtimeSecret, type RealtimeSigner } from '../../api/security/realtime-token.js';
+import { freePort } from './net.js';
 
 export const TEMPLATE_DB = 'manette_template';
 
@@ -64,8 +68,11 @@ export async function startTestApp(
   opts: {
     logs?: string[]; /** also run the local Realtime stand-in on this database */ realtime?: boolean;
     /** Node server limits (slow clients, connections per address) for fault tests. */ limits?: Partial<NodeServerLimits>;
+    /** Where the façade runs: in this process (node) or as the Supabase Edge Function under Deno. */
+    server?: 'node' | 'edge';
   } = {},
 ): Promise<TestApp> {
+  if ((opts.server ?? testServer()) === 'edge') return startEdgeTestApp(env, databaseUrl, opts);
   const dbUrl = databaseUrl ?? (await freshDatabase());
   const settings = readSettings({
     MANETTE_SCRYPT_N: '1024', // the real cost (2^17) is tested on its own; this keeps tests fast
@@ -129,6 +136,171 @@ export async function startTestApp(
       await admin.end();
     },
   };
+}
+
+// == Edge mode: the Supabase Edge Function (supabase/functions/manette) under Deno ==========
+
+/** MANETTE_TEST_SERVER=edge runs the HTTP tests against the Edge Function (npm run test:edge). */
+export function testServer(): 'node' | 'edge' {
+  return process.env.MANETTE_TEST_SERVER === 'edge' ? 'edge' : 'node';
+}
+export const EDGE = testServer() === 'edge';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+export const EDGE_ENTRY = path.join(ROOT, 'supabase', 'functions', 'manette', 'index.ts');
+export const EDGE_PREFIX = '/manette';
+/** The password the API role logs in with in edge mode (the pooler's user, docs/deploy.md). */
+const EDGE_DB_PASSWORD = 'manette-edge-test';
+
+/** The Deno binary of the `deno` package (its platform package's, so no install script is needed); undefined if absent. */
+export function denoBinary(): string | undefined {
+  const require = createRequire(import.meta.url);
+  const libc = process.platform === 'linux' ? '-glibc' : '';
+  for (const pkg of [`@deno/${process.platform}-${process.arch}${libc}`, 'deno']) {
+    try {
+      const file = path.join(path.dirname(require.resolve(`${pkg}/package.json`)), process.platform === 'win32' ? 'deno.exe' : 'deno');
+      if (existsSync(file)) return file;
+    } catch { /* not installed */ }
+  }
+  return undefined;
+}
+
+/** The flags `npm run edge` uses too: the repo's node_modules, nothing from the network. */
+export const DENO_RUN_ARGS = ['run', '--config', path.join(ROOT, 'supabase', 'functions', 'manette', 'deno.json'),
+  '--cached-only', '--no-prompt', '--allow-net', '--allow-env', '--allow-read', '--allow-sys', EDGE_ENTRY];
+
+/**
+ * The same TestApp, its façade being the Edge Function in a Deno process on the same fresh
+ * database. As on Supabase behind the pooler, Deno connects as manette_api itself (a login
+ * role here) with no startup options; its time limits are role settings of this database.
+ */
+async function startEdgeTestApp(
+  env: Record<string, string>, databaseUrl: string | undefined, opts: { logs?: string[]; realtime?: boolean },
+): Promise<TestApp> {
+  const deno = denoBinary();
+  if (!deno) throw new Error('edge mode: the deno package is not installed (npm install)');
+  const dbUrl = databaseUrl ?? (await freshDatabase());
+  const settingsEnv = {
+    MANETTE_SCRYPT_N: '1024',
+    MANETTE_RATE_LIMIT_RPS: '100000',
+    MANETTE_RATE_LIMIT_BURST: '100000',
+    LOG_LEVEL: opts.logs ? 'info' : 'silent',
+    ...env,
+  };
+  const settings = readSettings(settingsEnv);
+  const admin = new pg.Pool({ connectionString: dbUrl, max: 4 });
+  admin.on('error', () => {});
+  const dbName = new URL(dbUrl).pathname.slice(1);
+  // Roles are shared by the cluster: parallel test files may update this one at once.
+  for (const sql of [
+    `alter role manette_api login password '${EDGE_DB_PASSWORD}'`,
+    `alter role manette_api in database ${dbName} set statement_timeout = 5000`,
+    `alter role manette_api in database ${dbName} set idle_in_transaction_session_timeout = 10000`,
+  ]) {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await admin.query(sql);
+        break;
+      } catch (err) {
+        if (attempt > 20 || !/concurrently/.test((err as Error).message)) throw err;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  }
+  const apiUrl = new URL(dbUrl);
+  apiUrl.username = 'manette_api';
+  apiUrl.password = EDGE_DB_PASSWORD;
+
+  const pool = createPool(dbUrl, { role: 'manette_api', max: 4 });
+  const realtimeSecret = settings.MANETTE_REALTIME_JWT_SECRET ?? newRealtimeSecret();
+  const signer = await createRealtimeSigner({ secret: realtimeSecret }, settings.MANETTE_REALTIME_TOKEN_TTL_S);
+  const realtime = opts.realtime
+    ? await startLocalRealtime({ port: 0, databaseUrl: dbUrl, jwtSecret: realtimeSecret, authorize: realtimeKeyCheck(pool), log: () => {} })
+    : undefined;
+  const port = await freePort();
+  const child = spawn(deno, DENO_RUN_ARGS, {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DENO_NO_UPDATE_CHECK: '1',
+      ...settingsEnv,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: apiUrl.toString(),
+      MANETTE_PUBLIC_URL: env.MANETTE_PUBLIC_URL ?? `http://127.0.0.1:${port}${EDGE_PREFIX}`,
+      MANETTE_REALTIME_URL: realtime?.url ?? env.MANETTE_REALTIME_URL ?? 'ws://127.0.0.1:1/realtime/v1',
+      MANETTE_REALTIME_JWT_SECRET: realtimeSecret,
+    },
+  });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    const text = chunk.toString();
+    output = (output + text).slice(-20_000);
+    if (opts.logs) opts.logs.push(...text.split('\n').filter(Boolean));
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
+  const stop = () => stopChild(child);
+  const baseUrl = `http://127.0.0.1:${port}${EDGE_PREFIX}${BASE_PATH}`;
+  try {
+    await waitForHealth(`http://127.0.0.1:${port}${EDGE_PREFIX}/health`, child, () => output);
+  } catch (err) {
+    await stop();
+    await realtime?.close();
+    await pool.end();
+    await admin.end();
+    throw err;
+  }
+  const dir = await mkdtemp(path.join(tmpdir(), 'manette-game-'));
+  return {
+    baseUrl,
+    databaseUrl: dbUrl,
+    settings,
+    pool,
+    realtimeSecret,
+    signer,
+    realtimeUrl: realtime?.url,
+    async applyGame(config) {
+      const file = path.join(dir, `${String(config.jeu)}.json`);
+      await writeFile(file, JSON.stringify(config));
+      return (await applyGameFile(dbUrl, file)).api_key;
+    },
+    async sql(text, values) {
+      return (await admin.query(text, values)).rows;
+    },
+    async close() {
+      await stop();
+      await realtime?.close();
+      await pool.end();
+      await admin.end();
+    },
+  };
+}
+
+/** Up to 60 s (Deno's first start compiles the façade) for /health to answer 200. */
+async function waitForHealth(url: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the edge function exited (${child.exitCode}):\n${output()}`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      if (res.status === 200) return;
+    } catch { /* not listening yet */ }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`the edge function did not answer /health within 60 s:\n${output()}`);
+}
+
+/** SIGTERM, then SIGKILL after 5 s; resolves once the process is gone. */
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('exit', () => { clearTimeout(kill); resolve(); });
+    child.kill('SIGTERM');
+  });
 }
 
 export interface Reply<T = any> { status: number; body: T; headers: Headers }
