@@ -111,28 +111,35 @@ export async function startTestApp(
   const server = createApiServer(app, { ...DEFAULT_LIMITS, ...opts.limits });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;
+  return testAppHandle({
+    baseUrl: `http://127.0.0.1:${port}${BASE_PATH}`, databaseUrl: dbUrl, settings, pool, realtimeSecret, signer,
+    realtimeUrl: realtime?.url,
+  }, admin, async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+    await realtime?.close();
+  });
+}
+
+/** applyGame, sql and close over what both servers (Node, Deno) share; `stopServer` stops the server itself. */
+async function testAppHandle(
+  parts: Pick<TestApp, 'baseUrl' | 'databaseUrl' | 'settings' | 'pool' | 'realtimeSecret' | 'signer' | 'realtimeUrl'>,
+  admin: pg.Pool, stopServer: () => Promise<void>,
+): Promise<TestApp> {
   const dir = await mkdtemp(path.join(tmpdir(), 'manette-game-'));
   return {
-    baseUrl: `http://127.0.0.1:${port}${BASE_PATH}`,
-    databaseUrl: dbUrl,
-    settings,
-    pool,
-    realtimeSecret,
-    signer,
-    realtimeUrl: realtime?.url,
+    ...parts,
     async applyGame(config) {
       const file = path.join(dir, `${String(config.jeu)}.json`);
       await writeFile(file, JSON.stringify(config));
-      return (await applyGameFile(dbUrl, file)).api_key;
+      return (await applyGameFile(parts.databaseUrl, file)).api_key;
     },
     async sql(text, values) {
       return (await admin.query(text, values)).rows;
     },
     async close() {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-      await realtime?.close();
-      await pool.end();
+      await stopServer();
+      await parts.pool.end();
       await admin.end();
     },
   };
@@ -253,30 +260,11 @@ async function startEdgeTestApp(
     await admin.end();
     throw err;
   }
-  const dir = await mkdtemp(path.join(tmpdir(), 'manette-game-'));
-  return {
-    baseUrl,
-    databaseUrl: dbUrl,
-    settings,
-    pool,
-    realtimeSecret,
-    signer,
-    realtimeUrl: realtime?.url,
-    async applyGame(config) {
-      const file = path.join(dir, `${String(config.jeu)}.json`);
-      await writeFile(file, JSON.stringify(config));
-      return (await applyGameFile(dbUrl, file)).api_key;
-    },
-    async sql(text, values) {
-      return (await admin.query(text, values)).rows;
-    },
-    async close() {
+  return testAppHandle({ baseUrl, databaseUrl: dbUrl, settings, pool, realtimeSecret, signer, realtimeUrl: realtime?.url },
+    admin, async () => {
       await stop();
       await realtime?.close();
-      await pool.end();
-      await admin.end();
-    },
-  };
+    });
 }
 
 /** Up to 60 s (Deno's first start compiles the façade) for /health to answer 200. */
