@@ -1,5 +1,6 @@
 // Starts the whole service: database (embedded by default, or DATABASE_URL),
-// migrations, the demo game on a fresh embedded database, local realtime, and the HTTP façade.
+// migrations, the game (a studio's game.json, else the demo game on a fresh embedded
+// database), local realtime, and the HTTP façade.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino, type Logger } from 'pino';
@@ -16,6 +17,7 @@ import { localRealtimeSecret } from './local/realtime-secret.js';
 import { BASE_PATH } from './app.js';
 import { createApiServer, DEFAULT_LIMITS, listen } from './http/node-server.js';
 import type { Deps } from './http/route.js';
+import type { Lang } from './http/messages.js';
 
 export const DEMO_GAME_FILE = fileURLToPath(new URL('../examples/demo/game.json', import.meta.url));
 
@@ -25,8 +27,17 @@ export interface Service {
   realtimeUrl: string;
   /** Local stand-in only: the service credential its HTTP broadcast endpoint accepts. */
   realtimeServiceKey?: string;
-  demo?: { jeu: string; api_key: string };
+  /** The game the banner shows: the studio's (applied at every start) or the demo. */
+  game?: { jeu: string; api_key: string };
   close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Manette's migrations, then a studio's own (api/cli/project.ts). */
+  migrationDirs?: string[];
+  /** A studio's game file: applied at every start (idempotent), instead of the demo. */
+  gameFile?: string;
+  lang?: Lang;
 }
 
 export { supabaseSigningKey } from './app-factory.js';
@@ -38,7 +49,9 @@ export function realtimeKeyCheck(pool: Pool) {
     : Promise.resolve(false));
 }
 
-export async function startService(settings: Settings, logger: Logger = pino({ level: settings.LOG_LEVEL })): Promise<Service> {
+export async function startService(
+  settings: Settings, logger: Logger = pino({ level: settings.LOG_LEVEL }), opts: StartOptions = {},
+): Promise<Service> {
   const cleanups: (() => Promise<unknown>)[] = [];
   const close = async () => {
     for (const c of cleanups.reverse()) await c().catch(() => {});
@@ -56,17 +69,22 @@ export async function startService(settings: Settings, logger: Logger = pino({ l
       cleanups.push(() => embedded!.stop());
       databaseUrl = embedded.url;
     }
-    const applied = await migrate(databaseUrl);
+    const applied = await migrate(databaseUrl, opts.migrationDirs);
     if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
 
-    // The demo game is created on a fresh embedded database only. Later starts, and any
-    // DATABASE_URL database (whose games are never touched), only read its key if it exists.
-    let demo: Service['demo'];
-    if (!settings.DATABASE_URL && (await gameCount(databaseUrl)) === 0) {
-      demo = await applyGameFile(databaseUrl, DEMO_GAME_FILE);
-      logger.info({ jeu: demo.jeu }, 'demo game created');
+    // A studio's game file is its source of truth: applied at every start (an unchanged
+    // file changes nothing). Otherwise the demo game is created on a fresh embedded
+    // database only; later starts, and any DATABASE_URL database (whose games are never
+    // touched), only read its key if it exists.
+    let game: Service['game'];
+    if (opts.gameFile) {
+      game = await applyGameFile(databaseUrl, opts.gameFile, opts.lang);
+      logger.info({ jeu: game.jeu }, 'game file applied');
+    } else if (!settings.DATABASE_URL && (await gameCount(databaseUrl)) === 0) {
+      game = await applyGameFile(databaseUrl, DEMO_GAME_FILE, opts.lang);
+      logger.info({ jeu: game.jeu }, 'demo game created');
     } else {
-      demo = await existingDemoGame(databaseUrl).catch(() => undefined);
+      game = await existingDemoGame(databaseUrl).catch(() => undefined);
     }
 
     const pool = createPool(databaseUrl, { role: settings.MANETTE_DB_ROLE, max: settings.MANETTE_DB_POOL_SIZE });
@@ -101,7 +119,7 @@ export async function startService(settings: Settings, logger: Logger = pino({ l
     cleanups.push(() => new Promise((r) => { server.close(r); server.closeAllConnections(); }));
     const port = (server.address() as { port: number }).port;
     const host = settings.HOST === '0.0.0.0' || settings.HOST === '::' ? 'localhost' : settings.HOST;
-    return { baseUrl: `http://${host}:${port}${BASE_PATH}`, databaseUrl, realtimeUrl: realtime.url, realtimeServiceKey, demo, close };
+    return { baseUrl: `http://${host}:${port}${BASE_PATH}`, databaseUrl, realtimeUrl: realtime.url, realtimeServiceKey, game, close };
   } catch (err) {
     await close();
     throw err;

@@ -31,6 +31,8 @@ beforeAll(async () => {
     MANETTE_DATA_DIR: path.join(dir, 'data'),
     MANETTE_SCRYPT_N: '1024',
     LOG_LEVEL: 'warn',
+    LANG: 'fr_FR.UTF-8', // the CLI's texts are checked in French here (test/studio.test.ts checks English)
+    LC_ALL: '',
     DATABASE_URL: '',
   };
   delete env.DATABASE_URL;
@@ -151,7 +153,7 @@ describe('npm start and npx manette apply', () => {
     const otherPort = await freePort();
     const { proc, out } = await npmStart({ DATABASE_URL: url, PORT: String(otherPort), MANETTE_DATA_DIR: path.join(dir, 'ext') });
     expect(out).toContain('Base      DATABASE_URL');
-    expect(out).toContain('x-api-key: (pas de jeu demo)'); // a DATABASE_URL database's games are never touched
+    expect(out).toContain('Jeu       (aucun : npx manette apply <fichier>)'); // a DATABASE_URL database's games are never touched
     const file = path.join(dir, 'external.json');
     await writeFile(file, JSON.stringify({ jeu: 'externe', nom: 'Externe' }));
     const { stdout } = await run('npx', ['manette', 'apply', file], { env: { ...env, DATABASE_URL: url } });

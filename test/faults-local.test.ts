@@ -39,6 +39,8 @@ beforeAll(async () => {
     MANETTE_DATA_DIR: dataDir,
     MANETTE_SCRYPT_N: '1024',
     LOG_LEVEL: 'warn',
+    LANG: 'fr_FR.UTF-8', // the CLI's texts are checked in French here (test/studio.test.ts checks English)
+    LC_ALL: '',
   };
   delete env.DATABASE_URL;
 });
@@ -228,7 +230,7 @@ describe('local processes survive faults', () => {
     const extDir = path.join(root, 'ext');
     dataDirs.push(extDir);
     const { proc, out } = await npmStart({ DATABASE_URL: url, PORT: String(otherPort), MANETTE_DATA_DIR: extDir });
-    expect(out()).toContain('x-api-key: (pas de jeu demo)');
+    expect(out()).toContain('Jeu       (aucun : npx manette apply <fichier>)');
     const db = new pg.Client({ connectionString: url });
     await db.connect();
     expect((await db.query('select count(*)::int as n from manette.games')).rows[0].n).toBe(0);

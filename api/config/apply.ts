@@ -4,31 +4,34 @@ import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { parseGameConfig } from './game-config.js';
 import { newApiKey } from '../security/tokens.js';
+import type { Lang } from '../http/messages.js';
 
 export interface ApplyResult { ok: true; jeu: string; api_key: string }
 
 export class GameFileError extends Error {}
 
-export async function readGameFile(file: string) {
+export async function readGameFile(file: string, lang: Lang = 'fr') {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch {
-    throw new GameFileError(`fichier introuvable ou illisible : ${file}`);
+    throw new GameFileError(lang === 'fr' ? `fichier introuvable ou illisible : ${file}` : `file not found or unreadable: ${file}`);
   }
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new GameFileError(`${file} n’est pas du JSON valide : ${(err as Error).message}`);
+    throw new GameFileError(lang === 'fr'
+      ? `${file} n’est pas du JSON valide : ${(err as Error).message}`
+      : `${file} is not valid JSON: ${(err as Error).message}`);
   }
-  const parsed = parseGameConfig(raw);
+  const parsed = parseGameConfig(raw, lang);
   if (!parsed.ok) throw new GameFileError(`${file} : ${parsed.error}`);
   return parsed.config;
 }
 
-export async function applyGameFile(databaseUrl: string, file: string): Promise<ApplyResult> {
-  const config = await readGameFile(file);
+export async function applyGameFile(databaseUrl: string, file: string, lang: Lang = 'fr'): Promise<ApplyResult> {
+  const config = await readGameFile(file, lang);
   const client = new pg.Client({ connectionString: databaseUrl, options: '-c role=manette_admin' });
   await client.connect();
   try {

@@ -2,6 +2,7 @@
 // written. Later capabilities read their part of it from manette.games.config.
 import { z } from 'zod';
 import { RESERVED_COLUMNS } from '../routes/tables/schemas.js';
+import { detailMessageFor, type Lang } from '../http/messages.js';
 
 const Slug = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'minuscules, chiffres, _ et -, 63 caractères au plus');
 const Name = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'lettres, chiffres et _, sans commencer par un chiffre');
@@ -104,10 +105,12 @@ export const GameConfig = z.strictObject({
 
 export type GameConfig = z.infer<typeof GameConfig>;
 
-/** A readable error naming the field, or the parsed config. */
-export function parseGameConfig(raw: unknown): { ok: true; config: GameConfig } | { ok: false; error: string } {
+/** A readable error naming the field, or the parsed config. Zod's own texts follow its
+ *  configured locale (the CLI sets it); ours are translated like the API's details. */
+export function parseGameConfig(raw: unknown, lang: Lang = 'fr'): { ok: true; config: GameConfig } | { ok: false; error: string } {
   const parsed = GameConfig.safeParse(raw);
   if (parsed.success) return { ok: true, config: parsed.data };
-  const lines = parsed.error.issues.map((i) => `  ${i.path.length ? i.path.map(String).join('.') : '(racine)'}: ${i.message}`);
-  return { ok: false, error: `fichier de jeu invalide :\n${lines.join('\n')}` };
+  const root = lang === 'fr' ? '(racine)' : '(root)';
+  const lines = parsed.error.issues.map((i) => `  ${i.path.length ? i.path.map(String).join('.') : root}: ${detailMessageFor(i.message, lang)}`);
+  return { ok: false, error: `${lang === 'fr' ? 'fichier de jeu invalide :' : 'invalid game file:'}\n${lines.join('\n')}` };
 }

@@ -2,6 +2,12 @@
 // every migration of supabase/migrations once, in order, recorded in the same table the
 // Supabase CLI uses, so `supabase migration up` and this runner agree.
 //
+// In a studio's project (`npx manette start`), the studio's own supabase/migrations come
+// beside Manette's: one list in version order, as the Supabase CLI sees the studio's folder
+// once `manette supabase-migrations` has written Manette's files into it. A version in both
+// folders is one migration when the files are the same bytes (such a written copy), and an
+// error otherwise.
+//
 // Migrations are append-only: once applied, a file never changes (a change goes in a new
 // migration). The runner keeps the sha256 of every applied file in
 // supabase_migrations.manette_checksums and refuses to start, naming the file, when an
@@ -24,18 +30,44 @@ const MIGRATION_LOCK = 7_318_264_001;
 export interface Migration { version: string; name: string; file: string }
 
 export async function listMigrations(dir: string = MIGRATIONS_DIR): Promise<Migration[]> {
-  const files = (await readdir(dir)).filter((f) => /^\d{14}_.+\.sql$/.test(f)).sort();
+  const files = (await readdir(dir)).filter((f) => MIGRATION_FILE.test(f)).sort();
   return files.map((f) => ({ version: f.slice(0, 14), name: f.slice(15, -4), file: path.join(dir, f) }));
 }
 
+/** A migration file's name: a 14-digit version (a UTC timestamp), `_`, a name. */
+export const MIGRATION_FILE = /^\d{14}_.+\.sql$/;
+
 export const sha256 = (content: Buffer | string) => createHash('sha256').update(content).digest('hex');
+
+interface MigrationFile extends Migration { sql: string; sha256: string }
+
+/**
+ * The migrations of these folders, read, in version order. The same version twice is kept
+ * once when both files are the same bytes; otherwise it is an error naming both.
+ */
+export async function readMigrations(dirs: string[]): Promise<MigrationFile[]> {
+  const byVersion = new Map<string, MigrationFile>();
+  for (const dir of dirs) {
+    for (const m of await listMigrations(dir)) {
+      const bytes = await readFile(m.file);
+      const file = { ...m, sql: bytes.toString('utf8'), sha256: sha256(bytes) };
+      const seen = byVersion.get(m.version);
+      if (seen && seen.sha256 !== file.sha256) {
+        throw new Error(`two different migrations have version ${m.version}: ${seen.file} and ${m.file}. Nothing was applied.`);
+      }
+      if (!seen) byVersion.set(m.version, file);
+    }
+  }
+  return [...byVersion.values()].sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
+}
 
 /**
  * Returns the versions it applied. Safe to run from many processes at once. Throws, and
- * applies nothing, when a migration already applied was changed since. `migrationsDir`
- * is for tests.
+ * applies nothing, when a migration already applied was changed since. `migrationsDirs`:
+ * Manette's folder, then a studio's (or another folder, in tests).
  */
-export async function migrate(databaseUrl: string, migrationsDir: string = MIGRATIONS_DIR): Promise<string[]> {
+export async function migrate(databaseUrl: string, migrationsDirs: string | string[] = MIGRATIONS_DIR): Promise<string[]> {
+  const files = await readMigrations(Array.isArray(migrationsDirs) ? migrationsDirs : [migrationsDirs]);
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   const applied: string[] = [];
@@ -58,10 +90,6 @@ export async function migrate(databaseUrl: string, migrationsDir: string = MIGRA
       (await client.query<{ version: string; sha256: string }>('select version, sha256 from supabase_migrations.manette_checksums')).rows
         .map((r) => [r.version, r.sha256]));
 
-    const files = await Promise.all((await listMigrations(migrationsDir)).map(async (m) => {
-      const bytes = await readFile(m.file);
-      return { ...m, sql: bytes.toString('utf8'), sha256: sha256(bytes) };
-    }));
     const changed = files.filter((m) => done.has(m.version) && recorded.has(m.version) && recorded.get(m.version) !== m.sha256);
     if (changed.length > 0) {
       const names = changed.map((m) => path.basename(m.file)).join(', ');

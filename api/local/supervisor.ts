@@ -97,8 +97,14 @@ async function binaries(): Promise<{ postgres: string; initdb: string }> {
 async function bestLocale(): Promise<string> {
   try {
     const { stdout } = await run('locale', ['-a']);
-    const have = new Set(stdout.split(/\r?\n/).map((l) => l.trim()));
-    return ['en_US.UTF-8', 'C.UTF-8', 'en_US.utf8'].find((l) => have.has(l)) ?? 'C';
+    // `locale -a` says C.utf8 where LANG says C.UTF-8: compare without case and dash.
+    const norm = (l: string) => l.toLowerCase().replace(/-/g, '');
+    const have = stdout.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+    for (const want of ['en_US.UTF-8', 'C.UTF-8']) {
+      const found = have.find((l) => norm(l) === norm(want));
+      if (found) return found;
+    }
+    return 'C';
   } catch {
     return 'C';
   }
@@ -201,7 +207,9 @@ export async function supervise(cfg: SupervisorConfig): Promise<void> {
   const bin = await binaries();
   const locale = await bestLocale();
   const ids = await postgresUser();
-  const env = { ...process.env, LC_MESSAGES: locale };
+  // One locale the machine has for initdb and Postgres, whatever the user's language: a
+  // LANG=fr_FR.UTF-8 not installed here would make initdb fail ("invalid locale settings").
+  const env = { ...process.env, LANG: locale, LC_ALL: locale, LC_MESSAGES: locale };
 
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
     await mkdir(databaseDir, { recursive: true });
@@ -212,6 +220,7 @@ export async function supervise(cfg: SupervisorConfig): Promise<void> {
     try {
       const initdb = spawn(bin.initdb, [
         `--pgdata=${databaseDir}`, '--auth=password', `--username=${cfg.user}`, `--pwfile=${pwfile}`, `--lc-messages=${locale}`,
+        '--encoding=UTF8',
       ], { ...ids, env, stdio: ['ignore', 'pipe', 'pipe'] });
       current = initdb;
       let out = '';

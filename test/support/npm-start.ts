@@ -14,7 +14,7 @@ export function npmStart(env: NodeJS.ProcessEnv, started: ChildProcess[]): Promi
     const timer = setTimeout(() => reject(new Error(`no banner after 60 s:\n${out}`)), 60_000);
     const onData = (d: Buffer) => {
       out += d.toString();
-      if (/Base\s+.+\n/.test(out)) { clearTimeout(timer); resolve({ proc, out: () => out }); }
+      if (/(Base|Database)\s+.+\n/.test(out)) { clearTimeout(timer); resolve({ proc, out: () => out }); }
     };
     proc.stdout!.on('data', onData);
     proc.stderr!.on('data', onData);

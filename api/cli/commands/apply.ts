@@ -1,0 +1,28 @@
+// `manette apply <file>`: create or update a game from its config file. Prints the game's
+// key; its last line is JSON ({"ok": true, "jeu", "api_key"} or {"ok": false, "error"}).
+import type { Command } from 'commander';
+import { applyGameFile, GameFileError, readGameFile } from '../../config/apply.js';
+import { withDatabase } from '../database.js';
+import { describeFailure } from '../output.js';
+import type { CommandContext } from '../output.js';
+
+export function registerApply(program: Command, ctx: CommandContext): void {
+  program.command('apply')
+    .argument('<file>', ctx.lang === 'fr' ? 'fichier de configuration du jeu (JSON)' : 'game config file (JSON)')
+    .description(ctx.lang === 'fr'
+      ? 'crée ou met à jour un jeu depuis son fichier ; affiche sa clé d’API'
+      : 'create or update a game from its config file; prints its API key')
+    .action(async (file: string) => {
+      try {
+        await readGameFile(file, ctx.lang); // a bad file is reported before any database work
+        const result = await withDatabase(ctx.settings(), ctx.project, ctx.lang, { migrateDatabaseUrl: true },
+          (url) => applyGameFile(url, file, ctx.lang));
+        console.log(JSON.stringify(result));
+      } catch (err) {
+        const message = err instanceof GameFileError ? err.message : describeFailure(err, ctx.lang).message;
+        console.error(message);
+        console.log(JSON.stringify({ ok: false, error: message }));
+        process.exitCode = 1;
+      }
+    });
+}

@@ -1,0 +1,78 @@
+// `manette start` (what `npm start` runs here, and `npx manette start` in a studio's
+// folder): the embedded Postgres unless DATABASE_URL is set, the migrations (Manette's,
+// then the studio's), the game (the demo here, the studio's game.json there), the local
+// Realtime, the API, the SDK and the web demo.
+import path from 'node:path';
+import type { Command } from 'commander';
+import { pino } from 'pino';
+import { reportEmbeddedPostgresTo } from '../../local/embedded.js';
+import { claimInstance } from '../../local/instance.js';
+import { startService } from '../../server.js';
+import { say } from '../locale.js';
+import type { CommandContext } from '../output.js';
+
+export function registerStart(program: Command, ctx: CommandContext): void {
+  const { lang } = ctx;
+  program.command('start')
+    .description(lang === 'fr'
+      ? 'démarre le service (Postgres embarqué, sauf si DATABASE_URL est défini)'
+      : 'start the service (embedded Postgres unless DATABASE_URL is set)')
+    .action(async () => {
+      const settings = ctx.settings();
+      const logger = pino({ level: settings.LOG_LEVEL });
+      const lock = await claimInstance(settings.MANETTE_DATA_DIR);
+      if (!('release' in lock)) {
+        console.error(say({
+          fr: 'Manette tourne déjà (pid {pid}) sur {where}.\nArrête-la d’abord (Ctrl-C dans son terminal), ou lance une autre copie avec MANETTE_DATA_DIR et PORT différents.',
+          en: 'Manette is already running (pid {pid}) on {where}.\nStop it first (Ctrl-C in its terminal), or start another copy with other MANETTE_DATA_DIR and PORT.',
+        }, lang, { pid: lock.pid, where: lock.baseUrl || (lang === 'fr' ? 'ce dossier' : 'this folder') }));
+        process.exit(1);
+      }
+      // The embedded Postgres' supervisor reports crashes and restarts through our logger.
+      reportEmbeddedPostgresTo(logger);
+      let service;
+      try {
+        service = await startService(settings, logger, {
+          migrationDirs: ctx.project.migrationDirs, gameFile: ctx.project.gameFile, lang,
+        });
+      } catch (err) {
+        await lock.release();
+        console.error(say({ fr: 'Manette n’a pas pu démarrer : {m}', en: 'Manette could not start: {m}' }, lang, { m: (err as Error).message }));
+        process.exit(1);
+      }
+      ctx.serving = true;
+      await lock.publish({ baseUrl: service.baseUrl, databaseUrl: service.databaseUrl, embedded: !settings.DATABASE_URL });
+      const game = service.game;
+      const origin = new URL(service.baseUrl).origin;
+      const fr = lang === 'fr';
+      console.log([
+        '',
+        `  ${fr ? 'Manette est prête.' : 'Manette is ready.'}`,
+        `  API       ${service.baseUrl}`,
+        `  Docs      ${service.baseUrl}/docs/`,
+        `  Realtime  ${service.realtimeUrl}`,
+        ...(service.realtimeServiceKey
+          ? [`  Service   ${service.realtimeServiceKey}  (${fr ? 'clé de service du Realtime local' : 'service key of the local Realtime'} : POST /realtime/v1/api/broadcast)`]
+          : []),
+        game
+          ? `  ${(fr ? 'Jeu' : 'Game').padEnd(9)} ${game.jeu}  x-api-key: ${game.api_key}`
+          : `  ${(fr ? 'Jeu' : 'Game').padEnd(9)} ${fr ? '(aucun : npx manette apply <fichier>)' : '(none: npx manette apply <file>)'}`,
+        ...(game ? [`  ${(fr ? 'Jeu web' : 'Web game').padEnd(9)} ${origin}/demo/?key=${game.api_key}`] : []),
+        `  SDK       ${origin}/sdk/manette.js`,
+        `  ${(fr ? 'Base' : 'Database').padEnd(9)} ${settings.DATABASE_URL ? 'DATABASE_URL' : `${fr ? 'Postgres embarqué' : 'embedded Postgres'} (${path.join(settings.MANETTE_DATA_DIR, 'postgres')})`}`,
+        '',
+      ].join('\n'));
+
+      let stopping = false;
+      const stop = async (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        logger.info({ signal }, 'stopping');
+        await service.close();
+        await lock.release();
+        process.exit(0);
+      };
+      process.on('SIGINT', () => void stop('SIGINT'));
+      process.on('SIGTERM', () => void stop('SIGTERM'));
+    });
+}

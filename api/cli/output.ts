@@ -1,0 +1,86 @@
+// How every command answers: text for a person, or with --json one JSON document on
+// stdout in the API's envelope ({"ok": true, "data": ...} / {"ok": false, "error", "message"}).
+// Errors are said in the user's language; exit code 1 on any failure.
+import { detailMessageFor, messageFor, type Lang } from '../http/messages.js';
+import type { Settings } from '../config/settings.js';
+import { readSettings } from '../config/settings.js';
+import { CliError } from './database.js';
+import { say } from './locale.js';
+import type { Project } from './project.js';
+
+export interface CommandContext {
+  lang: Lang;
+  project: Project;
+  /** Read when a command runs (a bad variable is that command's error). */
+  settings(): Settings;
+  /** Set by a command that keeps serving after its action returns (start). */
+  serving: boolean;
+}
+
+export function commandContext(lang: Lang, project: Project): CommandContext {
+  return { lang, project, settings: () => readSettings(), serving: false };
+}
+
+export interface Failure { error: string; message: string; details?: { champ: string; message: string }[] }
+
+interface PgLikeError { code?: string; message?: string; detail?: string }
+
+/** What went wrong, for the person at the terminal and for --json. */
+export function describeFailure(err: unknown, lang: Lang): Failure {
+  if (err instanceof CliError) {
+    return { error: 'invalid_input', message: err.message, ...(err.details ? { details: err.details as Failure['details'] } : {}) };
+  }
+  const e = (err ?? {}) as PgLikeError;
+  const code = e.code ?? '';
+  if (/^MN\d{3}$/.test(code) && e.message) {
+    let detail: Record<string, unknown> = {};
+    try { detail = JSON.parse(e.detail ?? '{}') as Record<string, unknown>; } catch { /* none */ }
+    const details = Array.isArray(detail.details)
+      ? (detail.details as { champ: string; message: string }[]).map((d) => ({ champ: d.champ, message: detailMessageFor(d.message, lang) }))
+      : undefined;
+    const reason = typeof detail.reason === 'string' ? detail.reason : undefined;
+    return { error: e.message, message: messageFor(e.message, lang, reason), ...(details ? { details } : {}) };
+  }
+  // A database without Manette's functions (or an older version of them).
+  if (code === '42883' || code === '3F000' || code === '42P01') {
+    return {
+      error: 'not_migrated',
+      message: say({
+        fr: 'Cette base n’a pas (toutes) les migrations de Manette : lance `npx manette start` ou `supabase db push` d’abord.',
+        en: 'This database lacks (some of) Manette’s migrations: run `npx manette start` or `supabase db push` first.',
+      }, lang),
+    };
+  }
+  if (/ECONNREFUSED|ENOTFOUND|ETIMEDOUT|Connection terminated|password authentication failed/i.test(`${code} ${e.message ?? ''}`)) {
+    return { error: 'unavailable', message: say({ fr: 'Base de données injoignable : {m}', en: 'Cannot reach the database: {m}' }, lang, { m: e.message ?? code }) };
+  }
+  return { error: 'internal_error', message: say({ fr: 'échec : {m}', en: 'failed: {m}' }, lang, { m: (err as Error)?.message ?? String(err) }) };
+}
+
+/** Prints a failure (stderr for a person; stdout too with --json) and sets exit code 1. */
+export function reportFailure(err: unknown, lang: Lang, json: boolean): void {
+  const f = describeFailure(err, lang);
+  console.error([f.message, ...(f.details ?? []).map((d) => `  ${d.champ} : ${d.message}`)].join('\n'));
+  if (json) console.log(JSON.stringify({ ok: false, ...f }));
+  process.exitCode = 1;
+}
+
+/**
+ * Runs a command's work and prints its result: `render` for a person, or the envelope
+ * with --json. Failures are reported the same way for every command.
+ */
+export async function answer<T>(ctx: CommandContext, json: boolean, work: () => Promise<T>, render: (result: T) => string): Promise<void> {
+  try {
+    const result = await work();
+    console.log(json ? JSON.stringify({ ok: true, data: result }) : render(result));
+  } catch (err) {
+    reportFailure(err, ctx.lang, json);
+  }
+}
+
+/** A plain text table: one line per row, columns padded to their widest cell. */
+export function textTable(header: string[], rows: (string | number | null | undefined)[][]): string {
+  const cells = [header, ...rows.map((r) => r.map((c) => (c === null || c === undefined ? '—' : String(c))))];
+  const widths = header.map((_, i) => Math.max(...cells.map((r) => [...(r[i] ?? '')].length)));
+  return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i]! - [...c].length))).join('  ')).join('\n');
+}
