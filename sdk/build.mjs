@@ -26,11 +26,12 @@ function newest(dir) {
 
 export function upToDate() {
   if (!OUTPUTS.every((f) => existsSync(path.join(dist, f)))) return false;
+  // An installed package (no lock file: npm pack leaves it out) ships dist built by
+  // prepack, and has no TypeScript compiler to build it again.
+  if (!existsSync(path.join(root, 'package-lock.json'))) return true;
   const built = Math.min(...OUTPUTS.map((f) => statSync(path.join(dist, f)).mtimeMs));
   const inputs = Math.max(newest(src), statSync(fileURLToPath(import.meta.url)).mtimeMs,
-    statSync(path.join(here, 'tsconfig.json')).mtimeMs,
-    // An installed package has no lock file (npm pack leaves it out) and ships dist built.
-    existsSync(path.join(root, 'package-lock.json')) ? statSync(path.join(root, 'package-lock.json')).mtimeMs : 0);
+    statSync(path.join(here, 'tsconfig.json')).mtimeMs, statSync(path.join(root, 'package-lock.json')).mtimeMs);
   return built >= inputs;
 }
 

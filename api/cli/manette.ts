@@ -8,6 +8,9 @@ import { commandContext } from './output.js';
 import { resolveProject } from './project.js';
 import { registerStart } from './commands/start.js';
 import { registerApply } from './commands/apply.js';
+import { registerInit } from './commands/init.js';
+import { registerTest } from './commands/test.js';
+import { registerSupabaseMigrations } from './commands/supabase-migrations.js';
 
 const lang = cliLang();
 z.config(lang === 'fr' ? z.locales.fr() : z.locales.en());
@@ -19,6 +22,9 @@ const program = new Command('manette')
 
 registerStart(program, ctx);
 registerApply(program, ctx);
+registerInit(program, ctx);
+registerTest(program, ctx);
+registerSupabaseMigrations(program, ctx);
 
 await program.parseAsync(process.argv);
 // A finished command exits now, whatever handles a library left open.

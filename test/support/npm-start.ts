@@ -6,8 +6,10 @@ import net from 'node:net';
  * `npm start` in its own process group (as a terminal runs it), added to `started` for
  * clean-up; resolves once the banner is printed. `out()` is everything printed so far.
  */
-export function npmStart(env: NodeJS.ProcessEnv, started: ChildProcess[]): Promise<{ proc: ChildProcess; out: () => string }> {
-  const proc = spawn('npm', ['start'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+export function npmStart(
+  env: NodeJS.ProcessEnv, started: ChildProcess[], opts: { cwd?: string } = {},
+): Promise<{ proc: ChildProcess; out: () => string }> {
+  const proc = spawn('npm', ['start'], { env, cwd: opts.cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   started.push(proc);
   let out = '';
   return new Promise((resolve, reject) => {

@@ -8,12 +8,16 @@ import type { CommandContext } from '../output.js';
 
 export function registerApply(program: Command, ctx: CommandContext): void {
   program.command('apply')
-    .argument('<file>', ctx.lang === 'fr' ? 'fichier de configuration du jeu (JSON)' : 'game config file (JSON)')
+    .argument('[file]', ctx.lang === 'fr'
+      ? 'fichier de configuration du jeu (JSON ; game.json dans le dossier d’un studio)'
+      : 'game config file (JSON; game.json in a studio\'s folder)')
     .description(ctx.lang === 'fr'
       ? 'crée ou met à jour un jeu depuis son fichier ; affiche sa clé d’API'
       : 'create or update a game from its config file; prints its API key')
-    .action(async (file: string) => {
+    .action(async (given: string | undefined) => {
+      const file = given ?? ctx.project.gameFile ?? '';
       try {
+        if (!file) throw new GameFileError(ctx.lang === 'fr' ? 'quel fichier ? npx manette apply <fichier>' : 'which file? npx manette apply <file>');
         await readGameFile(file, ctx.lang); // a bad file is reported before any database work
         const result = await withDatabase(ctx.settings(), ctx.project, ctx.lang, { migrateDatabaseUrl: true },
           (url) => applyGameFile(url, file, ctx.lang));

