@@ -52,7 +52,7 @@ async function startProcess(n: number): Promise<string> {
       out += d.toString();
       logs[n] = out;
       const m = /API\s+(http\S+)/.exec(out);
-      if (m && /Base\s+DATABASE_URL/.test(out)) { clearTimeout(timer); resolve(m[1]!); }
+      if (m && /(Base|Database)\s+DATABASE_URL/.test(out)) { clearTimeout(timer); resolve(m[1]!); }
     };
     proc.stdout!.on('data', onData);
     proc.stderr!.on('data', onData);

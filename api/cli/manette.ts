@@ -1,6 +1,6 @@
 // The `manette` command. One file per command under commands/: start and apply; init,
-// test and supabase-migrations for a studio's folder; the admin commands (import, keys,
-// players, match). Texts follow the user's locale (locale.ts).
+// test, supabase-migrations and supabase-function for a studio's folder; the admin
+// commands (import, keys, players, match). Texts follow the user's locale (locale.ts).
 import { Command } from 'commander';
 import { z } from 'zod';
 import { cliLang } from './locale.js';
@@ -8,9 +8,14 @@ import { commandContext } from './output.js';
 import { resolveProject } from './project.js';
 import { registerStart } from './commands/start.js';
 import { registerApply } from './commands/apply.js';
+import { registerImport } from './commands/import.js';
+import { registerKeys } from './commands/keys.js';
+import { registerPlayers } from './commands/players.js';
+import { registerMatch } from './commands/match.js';
 import { registerInit } from './commands/init.js';
 import { registerTest } from './commands/test.js';
 import { registerSupabaseMigrations } from './commands/supabase-migrations.js';
+import { registerSupabaseFunction } from './commands/supabase-function.js';
 
 const lang = cliLang();
 z.config(lang === 'fr' ? z.locales.fr() : z.locales.en());
@@ -22,9 +27,14 @@ const program = new Command('manette')
 
 registerStart(program, ctx);
 registerApply(program, ctx);
+registerImport(program, ctx);
+registerKeys(program, ctx);
+registerPlayers(program, ctx);
+registerMatch(program, ctx);
 registerInit(program, ctx);
 registerTest(program, ctx);
 registerSupabaseMigrations(program, ctx);
+registerSupabaseFunction(program, ctx);
 
 await program.parseAsync(process.argv);
 // A finished command exits now, whatever handles a library left open.

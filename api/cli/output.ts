@@ -1,10 +1,11 @@
 // How every command answers: text for a person, or with --json one JSON document on
 // stdout in the API's envelope ({"ok": true, "data": ...} / {"ok": false, "error", "message"}).
 // Errors are said in the user's language; exit code 1 on any failure.
+import pg from 'pg';
 import { detailMessageFor, messageFor, type Lang } from '../http/messages.js';
 import type { Settings } from '../config/settings.js';
 import { readSettings } from '../config/settings.js';
-import { CliError } from './database.js';
+import { CliError, withDatabase } from './database.js';
 import { say } from './locale.js';
 import type { Project } from './project.js';
 
@@ -83,4 +84,31 @@ export function textTable(header: string[], rows: (string | number | null | unde
   const cells = [header, ...rows.map((r) => r.map((c) => (c === null || c === undefined ? '—' : String(c))))];
   const widths = header.map((_, i) => Math.max(...cells.map((r) => [...(r[i] ?? '')].length)));
   return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i]! - [...c].length))).join('  ')).join('\n');
+}
+
+/** `label : value` lines, labels padded to the widest; null or undefined shows as —. */
+export function textFields(fields: [label: string, value: string | number | null | undefined][]): string {
+  const width = Math.max(...fields.map(([label]) => [...label].length));
+  return fields.map(([label, v]) => `${label}${' '.repeat(width - [...label].length)} : ${v === null || v === undefined ? '—' : v}`).join('\n');
+}
+
+/**
+ * An admin command's one call: `select manette_admin.<fn>(...) as r` on the command's
+ * database (never migrated behind a studio's back), as the manette_admin role; returns r.
+ */
+export async function adminCall<T>(ctx: CommandContext, text: string, values: unknown[]): Promise<T> {
+  return withDatabase(ctx.settings(), ctx.project, ctx.lang, { migrateDatabaseUrl: false }, async (url) => {
+    const client = new pg.Client({ connectionString: url, options: '-c role=manette_admin' });
+    await client.connect();
+    try {
+      return (await client.query(text, values)).rows[0].r as T;
+    } finally {
+      await client.end();
+    }
+  });
+}
+
+/** The help of the admin commands' --json option. */
+export function jsonHelp(lang: Lang): string {
+  return say({ fr: 'répond par un seul document JSON : {"ok": true, "data": ...}', en: 'answer with one JSON document: {"ok": true, "data": ...}' }, lang);
 }

@@ -34,12 +34,20 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
   headers_too_large: { fr: 'Les en-têtes de la requête sont trop volumineux.', en: 'The request headers are too large.' },
   request_timeout: { fr: 'La requête a mis trop de temps à arriver.', en: 'The request took too long to arrive.' },
   too_many_connections: { fr: 'Trop de connexions ouvertes depuis cette adresse.', en: 'Too many open connections from this address.' },
+  // The admin commands (manette import, keys, players, match).
+  game_not_found: { fr: 'Jeu introuvable.', en: 'Game not found.' },
+  key_not_found: { fr: 'Clé d’API introuvable pour ce jeu.', en: 'API key not found for this game.' },
+  last_active_key: {
+    fr: 'C’est la dernière clé active du jeu : crées-en une nouvelle d’abord (manette keys create <jeu>).',
+    en: 'This is the game’s last active key: create a new one first (manette keys create <game>).',
+  },
   idempotency_conflict: {
     fr: 'Cette clé d’idempotence a déjà servi pour une autre requête.',
     en: 'This idempotency key was already used for another request.',
   },
 
-  // Reasons (`reason` beside upload_failed and action_refusee).
+  // Reasons (`reason` beside upload_failed, action_refusee and validation_failed).
+  'validation_failed.import': { fr: 'Lignes invalides : rien n’a été importé.', en: 'Invalid rows: nothing was imported.' },
   'upload_failed.fichier_existe': { fr: 'Un fichier porte déjà ce nom.', en: 'A file with this name already exists.' },
   'upload_failed.trop_volumineux': { fr: 'Le fichier est trop volumineux.', en: 'The file is too large.' },
   'upload_failed.quota_depasse': { fr: 'Ton espace de stockage est plein.', en: 'Your storage space is full.' },
@@ -74,6 +82,10 @@ const DETAIL_MESSAGES: ReadonlyArray<readonly [fr: string, en: string]> = [
   ['booléen attendu', 'boolean expected'],
   ['date ISO 8601 avec fuseau attendue (ex. 2025-01-31T12:00:00Z)', 'ISO 8601 date with a time zone expected (e.g. 2025-01-31T12:00:00Z)'],
   ['colonne obligatoire manquante', 'required column missing'],
+  // Data tables: imports (manette_admin.table_rows_import).
+  ['tableau attendu', 'array expected'],
+  ['100000 lignes au plus', 'at most 100000 rows'],
+  ['autres erreurs non affichées : %s', 'more errors not shown: %s'],
   // Data tables: query strings (api.table_list).
   ['entier de 1 à 200 attendu', 'integer from 1 to 200 expected'],
   ['entier positif ou nul attendu', 'non-negative integer expected'],

@@ -46,6 +46,31 @@ export async function freshDatabase(): Promise<string> {
   return adminUrl.replace(/\/postgres$/, `/${name}`);
 }
 
+/** A new empty database (no migration) on the test server; returns its URL (as superuser). */
+export async function emptyDatabase(prefix: string): Promise<string> {
+  const adminUrl = inject('pgAdminUrl');
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  const name = `${prefix}_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`;
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  return adminUrl.replace(/\/postgres$/, `/${name}`);
+}
+
+/** One query on its own connection (as the URL's user). */
+export async function query<T extends pg.QueryResultRow>(url: string, text: string, values?: unknown[]): Promise<T[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query<T>(text, values)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
 export interface TestApp {
   baseUrl: string;
   databaseUrl: string;
@@ -70,6 +95,8 @@ export async function startTestApp(
     /** Node server limits (slow clients, connections per address) for fault tests. */ limits?: Partial<NodeServerLimits>;
     /** Where the façade runs: in this process (node) or as the Supabase Edge Function under Deno. */
     server?: 'node' | 'edge';
+    /** Edge mode: another function folder (index.ts, deno.json) than this repo's, e.g. a studio's. */
+    edgeFunctionDir?: string;
   } = {},
 ): Promise<TestApp> {
   if ((opts.server ?? testServer()) === 'edge') return startEdgeTestApp(env, databaseUrl, opts);
@@ -172,9 +199,10 @@ export function denoBinary(): string | undefined {
   return undefined;
 }
 
-/** The flags `npm run edge` uses too: the repo's node_modules, nothing from the network. */
-export const DENO_RUN_ARGS = ['run', '--config', path.join(ROOT, 'supabase', 'functions', 'manette', 'deno.json'),
-  '--cached-only', '--no-prompt', '--allow-net', '--allow-env', '--allow-read', '--allow-sys', EDGE_ENTRY];
+/** The flags `npm run edge` uses too: the project's node_modules, nothing from the network. */
+export const denoRunArgs = (functionDir: string) => ['run', '--config', path.join(functionDir, 'deno.json'),
+  '--cached-only', '--no-prompt', '--allow-net', '--allow-env', '--allow-read', '--allow-sys', path.join(functionDir, 'index.ts')];
+export const DENO_RUN_ARGS = denoRunArgs(path.dirname(EDGE_ENTRY));
 
 /**
  * The same TestApp, its façade being the Edge Function in a Deno process on the same fresh
@@ -182,7 +210,7 @@ export const DENO_RUN_ARGS = ['run', '--config', path.join(ROOT, 'supabase', 'fu
  * role here) with no startup options; its time limits are role settings of this database.
  */
 async function startEdgeTestApp(
-  env: Record<string, string>, databaseUrl: string | undefined, opts: { logs?: string[]; realtime?: boolean },
+  env: Record<string, string>, databaseUrl: string | undefined, opts: { logs?: string[]; realtime?: boolean; edgeFunctionDir?: string },
 ): Promise<TestApp> {
   const deno = denoBinary();
   if (!deno) throw new Error('edge mode: the deno package is not installed (npm install)');
@@ -225,8 +253,9 @@ async function startEdgeTestApp(
     ? await startLocalRealtime({ port: 0, databaseUrl: dbUrl, jwtSecret: realtimeSecret, authorize: realtimeKeyCheck(pool), log: () => {} })
     : undefined;
   const port = await freePort();
-  const child = spawn(deno, DENO_RUN_ARGS, {
-    cwd: ROOT,
+  const fn = opts.edgeFunctionDir;
+  const child = spawn(deno, fn ? denoRunArgs(fn) : DENO_RUN_ARGS, {
+    cwd: fn ? path.resolve(fn, '..', '..', '..') : ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
       PATH: process.env.PATH,

@@ -53,6 +53,7 @@ const SCRIPTS = {
   test: 'manette test',
   apply: 'manette apply game.json',
   'supabase:migrations': 'manette supabase-migrations',
+  'supabase:function': 'manette supabase-function',
 };
 
 export function registerInit(program: Command, ctx: CommandContext): void {

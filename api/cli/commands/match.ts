@@ -1,0 +1,58 @@
+// `manette match show <jeu> <match id | code salon>`: a match and its whole history of
+// actions, in order (one call of manette_admin.match_show).
+import type { Command } from 'commander';
+import { say } from '../locale.js';
+import { adminCall, answer, jsonHelp, textFields, textTable, type CommandContext } from '../output.js';
+
+export interface MatchDetail {
+  id: string; mode_jeu: string; regles: string; statut: string; tour_joueur: string | null; numero_tour: number;
+  etat_plateau: unknown; code_salon: string; gagnant_id: string | null; gagnant_equipe: number | null;
+  cree_le: string; maj_le: string; termine_le: string | null;
+  participants: { joueur_id: string; pseudo: string; equipe: number; place: number }[];
+  actions: { seq: number; joueur_id: string | null; pseudo: string | null; action: string; donnees: unknown; numero_tour: number; joue_le: string }[];
+}
+
+export function registerMatch(program: Command, ctx: CommandContext): void {
+  const fr = ctx.lang === 'fr';
+  const match = program.command('match').description(fr ? 'les parties d’un jeu' : 'a game’s matches');
+
+  match.command('show')
+    .argument('<jeu>', fr ? 'le jeu (son identifiant, `jeu` du fichier de configuration)' : 'the game (its slug, `jeu` in its config file)')
+    .argument('<match>', fr
+      ? 'l’id de la partie, ou son code salon (la partie en cours avec ce code, sinon la plus récente)'
+      : 'the match id, or its room code (the match in progress with that code, else the most recent one)')
+    .option('--json', jsonHelp(ctx.lang))
+    .description(fr ? 'affiche une partie, ses participants et tout son historique d’actions' : 'show a match, its participants and its whole history of actions')
+    .action(async (jeu: string, ref: string, opts: { json?: boolean }) => {
+      await answer(ctx, !!opts.json, () => adminCall<MatchDetail>(ctx, 'select manette_admin.match_show($1, $2) as r', [jeu, ref]),
+        (m) => renderMatch(m, fr));
+    });
+}
+
+function renderMatch(m: MatchDetail, fr: boolean): string {
+  const pseudo = (id: string | null) => (id === null ? null : m.participants.find((p) => p.joueur_id === id)?.pseudo ?? id);
+  const winner = m.gagnant_id !== null
+    ? `${pseudo(m.gagnant_id)}${m.gagnant_equipe !== null ? ` (${fr ? 'équipe' : 'team'} ${m.gagnant_equipe})` : ''}`
+    : m.gagnant_equipe !== null ? `${fr ? 'équipe' : 'team'} ${m.gagnant_equipe}` : null;
+  const head = textFields([
+    [fr ? 'partie' : 'match', m.id],
+    ['mode', `${m.mode_jeu} (${fr ? 'règles' : 'rules'} ${m.regles})`],
+    [fr ? 'statut' : 'status', m.statut],
+    [fr ? 'tour' : 'turn', `${m.numero_tour}${m.tour_joueur !== null ? ` (${pseudo(m.tour_joueur)})` : ''}`],
+    [fr ? 'code salon' : 'room code', m.code_salon],
+    [fr ? 'gagnant' : 'winner', winner],
+    [fr ? 'créée le' : 'created', m.cree_le],
+    [fr ? 'terminée le' : 'ended', m.termine_le],
+    [fr ? 'plateau' : 'board', JSON.stringify(m.etat_plateau)],
+  ]);
+  const participants = textTable(
+    fr ? ['PLACE', 'ÉQUIPE', 'PSEUDO', 'ID'] : ['SEAT', 'TEAM', 'PSEUDO', 'ID'],
+    m.participants.map((p) => [p.place, p.equipe, p.pseudo, p.joueur_id]));
+  const actions = m.actions.length === 0
+    ? (fr ? 'Aucune action jouée.' : 'No action played.')
+    : textTable(
+      fr ? ['N°', 'TOUR', 'JOUEUR', 'ACTION', 'JOUÉE LE', 'DONNÉES'] : ['#', 'TURN', 'PLAYER', 'ACTION', 'PLAYED', 'DATA'],
+      m.actions.map((a) => [a.seq, a.numero_tour, a.pseudo ?? a.joueur_id, a.action, a.joue_le, JSON.stringify(a.donnees)]));
+  return [head, '', say({ fr: 'Participants ({n})', en: 'Participants ({n})' }, fr ? 'fr' : 'en', { n: m.participants.length }), participants,
+    '', say({ fr: 'Actions ({n})', en: 'Actions ({n})' }, fr ? 'fr' : 'en', { n: m.actions.length }), actions].join('\n');
+}
