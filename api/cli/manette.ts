@@ -23,7 +23,10 @@ const ctx = commandContext(lang, resolveProject());
 
 const program = new Command('manette')
   .description(lang === 'fr' ? 'Manette, le backend de jeu' : 'Manette game backend')
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // Subcommands inherit these (created after them).
+  .helpOption('-h, --help', lang === 'fr' ? 'affiche l’aide de la commande' : 'display help for command')
+  .helpCommand('help [command]', lang === 'fr' ? 'affiche l’aide d’une commande' : 'display help for command');
 
 registerStart(program, ctx);
 registerApply(program, ctx);
