@@ -1,6 +1,7 @@
 // The local stand-in's JWT secret (Supabase Realtime's `jwt_secret`): generated once and
 // kept in the data folder, so tokens survive restarts and every process of this instance
 // signs and verifies with the same key.
+import { randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { newRealtimeSecret } from '../security/realtime-token.js';
@@ -11,7 +12,8 @@ export async function localRealtimeSecret(dataDir: string): Promise<string> {
   const file = path.join(dataDir, REALTIME_SECRET_FILE);
   await mkdir(dataDir, { recursive: true });
   // Written aside, then linked into place: two first starts agree on one whole secret.
-  const candidate = `${file}.${process.pid}.tmp`;
+  // One candidate per call (not per process): concurrent callers must not remove each other's.
+  const candidate = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   await writeFile(candidate, newRealtimeSecret(), { mode: 0o600 });
   try {
     await link(candidate, file);
