@@ -8,7 +8,7 @@ import type { Pool } from './db/pool.js';
 import { createApp } from './app.js';
 import type { Deps } from './http/route.js';
 import { createGoogleVerifier } from './security/google.js';
-import { hashingQueue } from './security/password.js';
+import { hashingQueue, passwordCost } from './security/password.js';
 import { createRealtimeSigner, type RealtimeSigningKey } from './security/realtime-token.js';
 
 /**
@@ -41,7 +41,8 @@ export async function supabaseRealtime(settings: Settings): Promise<Deps['realti
 export function buildFacade(
   opts: { pool: Pool; settings: Settings; realtime: Deps['realtime'] }, logger: Logger,
 ): express.Express {
-  // Measures the cost of a hash now, not at the first login.
-  hashingQueue(opts.settings.MANETTE_SCRYPT_N);
+  // Measures the cost of a hash now, not at the first login; its parallelism is this
+  // process's share of the cores (MANETTE_HASH_PARALLELISM, set per worker by `manette start`).
+  hashingQueue(passwordCost(opts.settings), opts.settings.MANETTE_HASH_PARALLELISM);
   return createApp({ ...opts, verifyGoogleIdToken: createGoogleVerifier(opts.settings.MANETTE_GOOGLE_JWKS_URL) }, logger);
 }

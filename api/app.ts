@@ -1,16 +1,16 @@
 // The Express façade: validation, one api.* call per request, the envelope. No state.
 import express, { type NextFunction, type Request, type Response } from 'express';
 import cors from 'cors';
-import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
-import { randomUUID } from 'node:crypto';
-import { RateLimiterMemory, BurstyRateLimiter, RateLimiterRes } from 'rate-limiter-flexible';
+import { BurstyRateLimiter, RateLimiterRes } from 'rate-limiter-flexible';
 import { z } from 'zod';
 import { ApiError, ERRORS, mapError, type FieldIssue } from './http/errors.js';
 import { messageFor, type Lang } from './http/messages.js';
 import { Reply, type Deps, type RouteDef } from './http/route.js';
 import { idempotencyOf } from './http/idempotency.js';
-import type { RequestContext } from './db/pool.js';
+import { requestLog } from './http/request-log.js';
+import { rateLimiterStore } from './http/rate-limit-store.js';
+import { ApiJson, type RequestContext } from './db/pool.js';
 import { routes } from './routes/index.js';
 import { buildOpenApi, docsRouter } from './openapi.js';
 import { mountStaticAssets } from './static-assets.js';
@@ -23,17 +23,7 @@ export function createApp(deps: Deps, logger: Logger): express.Express {
   app.disable('x-powered-by');
   app.set('trust proxy', deps.settings.TRUST_PROXY);
 
-  app.use(pinoHttp({
-    logger,
-    genReqId: (req, res) => {
-      const incoming = req.headers['x-request-id'];
-      const id = typeof incoming === 'string' && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
-      res.setHeader('x-request-id', id);
-      return id;
-    },
-    redact: ['req.headers["x-player-token"]', 'req.headers.authorization', 'req.headers.cookie'],
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-  }));
+  app.use(requestLog(logger));
 
   // Origins are checked per game inside the database (games.allowed_origins), so the
   // preflight, which carries no key, is answered for every origin.
@@ -84,7 +74,7 @@ export function createApp(deps: Deps, logger: Logger): express.Express {
   mountStaticAssets(app, BASE_PATH);
   app.use(BASE_PATH, api);
   app.use((_req, _res, next) => next(ERRORS.notFound()));
-  app.use(errorHandler);
+  app.use(errorHandler(logger));
   return app;
 }
 
@@ -99,7 +89,7 @@ function handle(route: RouteDef<unknown, unknown, unknown>, deps: Deps, knownKey
     try {
       if (route.auth !== 'public' && !ctx.key) throw ERRORS.missingKey();
       if (route.auth === 'player' && !ctx.token) throw ERRORS.missingPlayer();
-      const l = lang(req);
+      const l = ctx.lang ?? 'fr';
       // Postgres text cannot hold U+0000: refused here, once, like any other bad value.
       if (nulPath(req.params) !== undefined) throw (route.notFound ?? ERRORS.notFound)();
       const inQuery = nulPath(req.query);
@@ -113,8 +103,14 @@ function handle(route: RouteDef<unknown, unknown, unknown>, deps: Deps, knownKey
       const idempotency = idempotencyOf(req, route);
       if (idempotency) ctx.idempotency = idempotency;
       const result = await route.handler({ body, query, params, ctx, deps, req });
-      const reply = result instanceof Reply ? result : new Reply(route.status ?? 200, result);
       if (key && route.auth !== 'public') knownKeys.add(key);
+      if (result instanceof ApiJson) {
+        // The database's text as it is, `ok` spliced in: no parse and serialize again here.
+        res.status(route.status ?? 200).type('application/json')
+          .send(result.text === '{}' ? '{"ok":true}' : `{"ok":true,${result.text.slice(1)}`);
+        return;
+      }
+      const reply = result instanceof Reply ? result : new Reply(route.status ?? 200, result);
       res.status(reply.status).json({ ok: true, ...reply.body });
     } catch (err) {
       // The database answered about this key: remember whether it is a real one.
@@ -227,12 +223,13 @@ export class KnownKeys {
 }
 
 // Per key and client address: a steady rate with bursts (contract section 9); unknown
-// keys first per client address, before any database work.
+// keys first per client address, before any database work. Counted in this process, or
+// across the workers of `manette start` (http/rate-limit-store.ts).
 function rateLimit(deps: Deps, knownKeys: KnownKeys) {
   const { MANETTE_RATE_LIMIT_RPS: rps, MANETTE_RATE_LIMIT_BURST: burst } = deps.settings;
   const bursty = (prefix: string) => new BurstyRateLimiter(
-    new RateLimiterMemory({ keyPrefix: prefix, points: rps, duration: 1 }),
-    new RateLimiterMemory({ keyPrefix: `${prefix}-burst`, points: Math.max(burst - rps, 1), duration: Math.max(Math.ceil(burst / rps), 1) }),
+    rateLimiterStore({ keyPrefix: prefix, points: rps, duration: 1 }),
+    rateLimiterStore({ keyPrefix: `${prefix}-burst`, points: Math.max(burst - rps, 1), duration: Math.max(Math.ceil(burst / rps), 1) }),
   );
   const perKey = bursty('key');
   const unknownKeysPerAddress = bursty('unknown-key');
@@ -251,10 +248,10 @@ function rateLimit(deps: Deps, knownKeys: KnownKeys) {
   };
 }
 
-function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction) {
+const errorHandler = (logger: Logger) => (err: unknown, req: Request, res: Response, _next: NextFunction) => {
   const l = lang(req);
   const apiError = mapError(err, l);
-  if (apiError.status >= 500) req.log?.error({ err, requestId: req.id }, 'request failed');
+  if (apiError.status >= 500) logger.error({ err, requestId: req.id }, 'request failed');
   if (apiError.extra.retryAfter !== undefined) res.set('Retry-After', String(apiError.extra.retryAfter));
   res.status(apiError.status).json({
     ok: false,
@@ -263,4 +260,4 @@ function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunc
     ...(apiError.extra.reason ? { reason: apiError.extra.reason } : {}),
     ...(apiError.extra.details ? { details: apiError.extra.details } : {}),
   });
-}
+};

@@ -1,6 +1,7 @@
 // Starts the whole service: database (embedded by default, or DATABASE_URL),
 // migrations, the game (a studio's game.json, else the demo game on a fresh embedded
-// database), local realtime, and the HTTP façade.
+// database), local realtime, and the HTTP façade: in this process (MANETTE_WORKERS=1), or
+// in MANETTE_WORKERS worker processes sharing the port (api/workers.ts).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino, type Logger } from 'pino';
@@ -18,6 +19,7 @@ import { BASE_PATH } from './app.js';
 import { createApiServer, DEFAULT_LIMITS, listen } from './http/node-server.js';
 import type { Deps } from './http/route.js';
 import type { Lang } from './http/messages.js';
+import { startWorkers, workerHashParallelism, workerPoolSize } from './workers.js';
 
 export const DEMO_GAME_FILE = fileURLToPath(new URL('../examples/demo/game.json', import.meta.url));
 
@@ -29,6 +31,8 @@ export interface Service {
   realtimeServiceKey?: string;
   /** The game the banner shows: the studio's (applied at every start) or the demo. */
   game?: { jeu: string; api_key: string };
+  /** API processes: 1 (this one) or the forked workers. */
+  workers: number;
   close(): Promise<void>;
 }
 
@@ -87,7 +91,9 @@ export async function startService(
       game = await existingDemoGame(databaseUrl).catch(() => undefined);
     }
 
-    const pool = createPool(databaseUrl, { role: settings.MANETTE_DB_ROLE, max: settings.MANETTE_DB_POOL_SIZE });
+    const workers = settings.MANETTE_WORKERS;
+    // With workers, this process's pool only checks the local Realtime's keys.
+    const pool = createPool(databaseUrl, { role: settings.MANETTE_DB_ROLE, max: workers > 1 ? 2 : settings.MANETTE_DB_POOL_SIZE });
     cleanups.push(() => pool.end());
 
     let realtime: Deps['realtime'];
@@ -113,13 +119,26 @@ export async function startService(
       realtimeServiceKey = await signer.serviceKey();
     }
 
+    const host = settings.HOST === '0.0.0.0' || settings.HOST === '::' ? 'localhost' : settings.HOST;
+    if (workers > 1) {
+      const forked = await startWorkers(workers, {
+        databaseUrl,
+        poolSize: workerPoolSize(settings, workers),
+        hashParallelism: workerHashParallelism(settings, workers),
+        realtime: realtime.localPort !== undefined ? { url: realtime.url, localPort: realtime.localPort } : undefined,
+      }, logger);
+      cleanups.push(() => forked.close());
+      return {
+        baseUrl: `http://${host}:${forked.port}${BASE_PATH}`, databaseUrl, realtimeUrl: realtime.url, realtimeServiceKey, game, workers, close,
+      };
+    }
+
     const app = buildFacade({ pool, settings, realtime }, logger);
     const server = createApiServer(app, { ...DEFAULT_LIMITS, maxConnectionsPerAddress: settings.MANETTE_MAX_CONNECTIONS_PER_ADDRESS });
     await listen(server, settings.PORT, settings.HOST);
     cleanups.push(() => new Promise((r) => { server.close(r); server.closeAllConnections(); }));
     const port = (server.address() as { port: number }).port;
-    const host = settings.HOST === '0.0.0.0' || settings.HOST === '::' ? 'localhost' : settings.HOST;
-    return { baseUrl: `http://${host}:${port}${BASE_PATH}`, databaseUrl, realtimeUrl: realtime.url, realtimeServiceKey, game, close };
+    return { baseUrl: `http://${host}:${port}${BASE_PATH}`, databaseUrl, realtimeUrl: realtime.url, realtimeServiceKey, game, workers: 1, close };
   } catch (err) {
     await close();
     throw err;

@@ -2,7 +2,8 @@
 // like `npm start` (`manette start` on a throwaway embedded Postgres, with the local
 // Realtime), every player subscribed to its room with @supabase/realtime-js.
 //
-//   node bin/run-ts.js bench/match.ts [--matches 100] [--moves 20] [--rules tour_par_tour]
+//   node bin/run-ts.js bench/match.ts [--matches 100] [--moves 20] [--rules tour_par_tour] [--durable]
+// (--durable: Postgres flushes every commit; by default the throwaway cluster does not.)
 //
 // In each match the two players alternate: the player whose turn it is sends
 // POST /match/action (with numero_tour); the other player plays as soon as its realtime
@@ -32,6 +33,7 @@ const { values: opts } = parseArgs({
     matches: { type: 'string', default: '100' },
     moves: { type: 'string', default: '20' },
     rules: { type: 'string', default: 'tour_par_tour' },
+    durable: { type: 'boolean', default: false },
   },
 });
 const MATCHES = Number(opts.matches);
@@ -58,7 +60,7 @@ async function cleanup() {
 }
 
 try {
-  const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: false });
+  const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: opts.durable });
   stopPg = server.stop;
   const databaseUrl = server.url;
   await migrate(databaseUrl);
@@ -75,7 +77,7 @@ try {
     env: {
       ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1',
       MANETTE_DATA_DIR: path.join(dir, 'data'), MANETTE_RATE_LIMIT_RPS: '1000000',
-      MANETTE_RATE_LIMIT_BURST: '1000000', MANETTE_SCRYPT_N: '1024', MANETTE_REALTIME_PORT: String(await freePort()),
+      MANETTE_RATE_LIMIT_BURST: '1000000', MANETTE_ARGON2_MEMORY_KIB: '1024', MANETTE_ARGON2_ITERATIONS: '1', MANETTE_REALTIME_PORT: String(await freePort()),
       LOG_LEVEL: 'warn',
     },
     detached: true,
@@ -86,7 +88,7 @@ try {
     proc!.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /API\s+(http\S+)/.exec(out);
-      if (m && /Base\s+DATABASE_URL/.test(out)) resolve(m[1]!);
+      if (m && /(Base|Database)\s+DATABASE_URL/.test(out)) resolve(m[1]!);
     });
     proc!.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
     proc!.on('exit', (code) => reject(new Error(`API process exited ${code}:\n${out}`)));
@@ -233,7 +235,7 @@ try {
   const steadyFrom = started + elapsed / 5;
   const ms = (x: number) => `${x.toFixed(1)} ms`;
   const line = (xs: number[]) => `p50 ${ms(percentile(xs, 0.5))}, p99 ${ms(percentile(xs, 0.99))} (${xs.length} samples)`;
-  console.log(JSON.stringify({ matches: MATCHES, moves_per_match: MOVES, rules: opts.rules, cpus: cpus().length, load_before: Number(load.toFixed(2)) }));
+  console.log(JSON.stringify({ matches: MATCHES, moves_per_match: MOVES, rules: opts.rules, durable: opts.durable, cpus: cpus().length, load_before: Number(load.toFixed(2)) }));
   console.log([
     `accepted actions: ${accepted} in ${ms(elapsed)} = ${(accepted / (elapsed / 1000)).toFixed(0)} actions/s`,
     `POST /match/action latency, all:            ${line(sorted(httpLatency))}`,

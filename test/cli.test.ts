@@ -29,7 +29,8 @@ beforeAll(async () => {
     MANETTE_PG_PORT: String(await freePort()),
     MANETTE_REALTIME_PORT: '0',
     MANETTE_DATA_DIR: path.join(dir, 'data'),
-    MANETTE_SCRYPT_N: '1024',
+    MANETTE_ARGON2_MEMORY_KIB: '1024',
+    MANETTE_ARGON2_ITERATIONS: '1',
     LOG_LEVEL: 'warn',
     LANG: 'fr_FR.UTF-8', // the CLI's texts are checked in French here (test/studio.test.ts checks English)
     LC_ALL: '',

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyPair, SignJWT } from 'jose';
 import { serveGoogleKeys, type GoogleKeys } from './support/google-keys.js';
 import { client, minimalGame, startTestApp, type TestApp } from './support/harness.js';
-import { hashPassword, verifyPassword } from '../api/security/password.js';
+import { hashPassword, passwordCost, verifyPassword } from '../api/security/password.js';
 import { detailMessageFor } from '../api/http/messages.js';
 
 let app: TestApp;
@@ -40,7 +40,7 @@ describe('POST /players/register', () => {
     expect(Date.parse(r.body.data.expire_le) - Date.now()).toBeGreaterThan(29.9 * 86400e3);
     // Only hashes are stored.
     const [p] = await app.sql('select password_hash from manette.players where id = $1', [r.body.data.joueur.id]);
-    expect(p!.password_hash).toMatch(/^scrypt\$/);
+    expect(p!.password_hash).toMatch(/^\$argon2id\$v=19\$m=1024,t=1,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
     expect(p!.password_hash).not.toContain('motdepasse1');
     const sessions = await app.sql("select encode(token_hash, 'hex') as h from manette.sessions where player_id = $1", [r.body.data.joueur.id]);
     expect(sessions).toHaveLength(1);
@@ -383,15 +383,15 @@ describe('POST /players/google', () => {
 });
 
 describe('password hashing', () => {
-  it('uses scrypt at OWASP cost by default and verifies only the right password', async () => {
+  it('uses argon2id at OWASP\'s minimum by default and verifies only the right password', async () => {
     const { readSettings } = await import('../api/config/settings.js');
-    const N = readSettings({}).MANETTE_SCRYPT_N;
-    expect(N).toBe(131072);
-    const stored = await hashPassword('correct horse', N);
-    expect(stored).toMatch(/^scrypt\$131072\$8\$1\$/);
-    expect(await verifyPassword('correct horse', stored, N)).toBe(true);
-    expect(await verifyPassword('wrong horse', stored, N)).toBe(false);
-    expect(await verifyPassword('anything', null, 1024)).toBe(false);
+    const cost = passwordCost(readSettings({}));
+    expect(cost).toEqual({ memoryKiB: 19456, iterations: 2, hasher: 'auto' });
+    const stored = await hashPassword('correct horse', cost);
+    expect(stored).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect(await verifyPassword('correct horse', stored, cost)).toBe(true);
+    expect(await verifyPassword('wrong horse', stored, cost)).toBe(false);
+    expect(await verifyPassword('anything', null, { memoryKiB: 1024, iterations: 1 })).toBe(false);
   });
 });
 

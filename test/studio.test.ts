@@ -125,7 +125,7 @@ beforeAll(async () => {
   env = {
     ...process.env,
     LANG: 'C.UTF-8', LC_ALL: '', // English texts
-    LOG_LEVEL: 'warn', MANETTE_SCRYPT_N: '1024', MANETTE_REALTIME_PORT: '0',
+    LOG_LEVEL: 'warn', MANETTE_ARGON2_MEMORY_KIB: '1024', MANETTE_ARGON2_ITERATIONS: '1', MANETTE_REALTIME_PORT: '0',
     npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false',
   };
   delete env.DATABASE_URL;
@@ -318,7 +318,7 @@ describe('a studio project with Manette as a package', () => {
     } finally {
       await app.close();
     }
-  });
+  }, 120_000); // Deno's start on a loaded machine
 
   it('an upgrade: new Manette migrations apply in order, supabase-migrations adds only them, edits are refused', async () => {
     // What `npm update manette` brings: a new migration in the package.

@@ -1,4 +1,5 @@
 // Process settings, read once from the environment. Nothing here is per request.
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 /**
@@ -23,7 +24,10 @@ const Env = z.object({
   DATABASE_URL: z.string().url().optional(),
   // Role the façade assumes on every connection; it may execute api.* only.
   MANETTE_DB_ROLE: z.string().regex(/^[a-z_][a-z0-9_]*$/).default('manette_api'),
+  // Connections of the whole service: with several workers, split among them (api/workers.ts).
   MANETTE_DB_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+  // `manette start`: API processes sharing the port (node:cluster); 1 = a single process, no fork.
+  MANETTE_WORKERS: z.coerce.number().int().min(1).max(256).default(() => availableParallelism()),
   MANETTE_DATA_DIR: z.string().default('.manette'),
   MANETTE_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   // Public base of this service as games see it (for avatar URLs); default: from the request.
@@ -42,7 +46,14 @@ const Env = z.object({
   // Lifetime of a player's realtime token (never after its session's end).
   MANETTE_REALTIME_TOKEN_TTL_S: z.coerce.number().int().min(1).max(3600).default(3600),
   MANETTE_GOOGLE_JWKS_URL: z.string().url().default('https://www.googleapis.com/oauth2/v3/certs'),
-  MANETTE_SCRYPT_N: z.coerce.number().int().min(1024).default(131072),
+  // Password hashes (api/security/password.ts): argon2id, 1 lane; OWASP's minimum by default.
+  MANETTE_ARGON2_MEMORY_KIB: z.coerce.number().int().min(1024).max(262144).default(19456),
+  MANETTE_ARGON2_ITERATIONS: z.coerce.number().int().min(1).max(16).default(2),
+  // Which argon2id: native (@node-rs/argon2), wasm (hash-wasm), auto = native where it loads.
+  MANETTE_PASSWORD_HASHER: z.enum(['auto', 'native', 'wasm']).default('auto'),
+  // Password hashes at once in this process; default: all cores but one, shared among the
+  // workers of `manette start` (which sets it for each of them).
+  MANETTE_HASH_PARALLELISM: z.coerce.number().int().min(1).max(1024).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -80,29 +80,53 @@ const MAX_ATTEMPTS = 5;
 export async function callApi<T = Record<string, unknown>>(
   pool: pg.Pool, fn: string, ctx: RequestContext, body?: unknown,
 ): Promise<T> {
+  const result = await queryApi(pool, fn, ctx, body, false) as T & { error?: string; http_status?: number };
+  if (result && typeof result === 'object' && typeof result.error === 'string') {
+    // Errors that must not roll back (a failed login is recorded) come back as values:
+    // {error, http_status}, like manette.fail's code and status.
+    throw new ApiError(result.http_status ?? 500, result.error);
+  }
+  return result;
+}
+
+/** An api.* result as the JSON text Postgres wrote, for the façade to send as it is. */
+export class ApiJson {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * callApi for a handler that returns the result unchanged: the text is neither parsed
+ * nor serialized again in the façade (the envelope's `ok` is spliced in; app.ts).
+ */
+export async function passApi(pool: pg.Pool, fn: string, ctx: RequestContext, body?: unknown): Promise<ApiJson> {
+  const text = await queryApi(pool, fn, ctx, body, true) as string;
+  // An error returned as a value is an object whose first key (jsonb orders keys by length) is "error".
+  if (text.startsWith('{"error": ')) {
+    const result = JSON.parse(text) as { error: string; http_status?: number };
+    throw new ApiError(result.http_status ?? 500, result.error);
+  }
+  return new ApiJson(text);
+}
+
+async function queryApi(pool: pg.Pool, fn: string, ctx: RequestContext, body: unknown, asText: boolean): Promise<unknown> {
   if (!FUNCTION_NAME.test(fn)) throw new Error(`bad api function name ${fn}`);
   const { idempotency, ...plainCtx } = ctx;
+  const cast = asText ? '::text' : '';
   let sql: string;
   let params: string[];
   if (idempotency) {
-    sql = 'select api.idempotent($1::jsonb, $2::text, $3::jsonb, $4::jsonb) as r';
+    sql = `select api.idempotent($1::jsonb, $2::text, $3::jsonb, $4::jsonb)${cast} as r`;
     params = [JSON.stringify(plainCtx), fn, JSON.stringify(body ?? null), JSON.stringify(idempotency)];
   } else {
     sql = body === undefined
-      ? `select api.${fn}($1::jsonb) as r`
-      : `select api.${fn}($1::jsonb, $2::jsonb) as r`;
+      ? `select api.${fn}($1::jsonb)${cast} as r`
+      : `select api.${fn}($1::jsonb, $2::jsonb)${cast} as r`;
     params = body === undefined ? [JSON.stringify(plainCtx)] : [JSON.stringify(plainCtx), JSON.stringify(body)];
   }
   for (let attempt = 1; ; attempt++) {
     try {
       const { rows } = await pool.query({ text: sql, values: params });
-      const result = rows[0].r as T & { error?: string; http_status?: number };
-      if (result && typeof result === 'object' && typeof result.error === 'string') {
-        // Errors that must not roll back (a failed login is recorded) come back as values:
-        // {error, http_status}, like manette.fail's code and status.
-        throw new ApiError(result.http_status ?? 500, result.error);
-      }
-      return result;
+      return rows[0].r;
     } catch (err) {
       if (attempt < MAX_ATTEMPTS && isRetryable(err)) {
         await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));

@@ -5,7 +5,7 @@ import type { Request } from 'express';
 import type { z } from 'zod';
 import type pg from 'pg';
 import type { Settings } from '../config/settings.js';
-import type { RequestContext } from '../db/pool.js';
+import type { ApiJson, RequestContext } from '../db/pool.js';
 import type { GoogleIdentity } from '../security/google.js';
 import type { RealtimeSigner } from '../security/realtime-token.js';
 import type { ApiError, FieldIssue } from './errors.js';
@@ -58,8 +58,9 @@ export interface RouteDef<B = unknown, Q = unknown, P = unknown> {
    *  first result. `secret`: top-level body fields left out of that hash (a password must
    *  not be hashed in the clear); the handler binds them itself (players/register). */
   idempotent?: true | { secret: readonly string[] };
-  /** Returns the response fields beside `ok: true`, or a Reply when the status depends on the outcome. */
-  handler(input: HandlerInput<B, Q, P>): Promise<Record<string, unknown> | Reply>;
+  /** Returns the response fields beside `ok: true` (as objects, or as the database's JSON
+   *  text with passApi when they are sent unchanged), or a Reply when the status depends on the outcome. */
+  handler(input: HandlerInput<B, Q, P>): Promise<Record<string, unknown> | ApiJson | Reply>;
 }
 
 /** A success whose status is decided per request (201 created / 200 replaced). */

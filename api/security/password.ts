@@ -1,31 +1,100 @@
-// Password hashing runs here, never in the database: scrypt at OWASP's recommended
-// cost (N=2^17, r=8, p=1). Stored form: scrypt$N$r$p$<salt b64>$<hash b64>.
+// Password hashing runs here, never in the database: argon2id at OWASP's minimum (19 MiB,
+// 2 iterations, 1 lane; MANETTE_ARGON2_MEMORY_KIB, MANETTE_ARGON2_ITERATIONS), 16 bytes of
+// salt, 32 bytes of output, stored in the PHC string form every argon2 library reads:
+//   $argon2id$v=19$m=19456,t=2,p=1$<salt b64>$<hash b64>   (base64 without padding)
+// Which implementation computes it (native on Node, WebAssembly under Deno): ./argon2.ts.
+// Hashes made before (scrypt$N$r$p$<salt b64>$<hash b64>, N=2^17, r=8, p=1) still verify;
+// a successful login against one, or against an argon2id hash weaker than the settings,
+// gets the new hash, stored by the login's finishing call (compare-and-set: only if the
+// stored hash is still the one verified).
 // Hashing is bounded (contract section 9): at most `parallelism` hashes at once (one core
-// stays free for everything else, and memory stays at parallelism × 128 MiB), and when the
-// hashes already waiting would take more than about 2 s, a login or register is refused at
-// once with 503 `unavailable` and Retry-After instead of waiting.
+// stays free for everything else), and when the hashes already waiting would take more
+// than about 2 s, a login or register is refused at once with 503 `unavailable` and
+// Retry-After instead of waiting.
 import { availableParallelism } from 'node:os';
-import { randomBytes, scrypt as scryptCb, scryptSync, timingSafeEqual } from 'node:crypto';
+import { randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../http/errors.js';
+import type { Settings } from '../config/settings.js';
+import { argon2Backend, isDeno, type Argon2Backend, type Argon2Params, type HasherChoice } from './argon2.js';
 
 const KEY_LENGTH = 32;
+const SALT_LENGTH = 16;
 
-const R = 8;
-const P = 1;
+/** The cost of new hashes (argon2id, one lane) and the implementation to use. */
+export interface PasswordCost { memoryKiB: number; iterations: number; hasher?: HasherChoice }
+
+export const passwordCost = (settings: Pick<Settings, 'MANETTE_ARGON2_MEMORY_KIB' | 'MANETTE_ARGON2_ITERATIONS' | 'MANETTE_PASSWORD_HASHER'>): PasswordCost =>
+  ({ memoryKiB: settings.MANETTE_ARGON2_MEMORY_KIB, iterations: settings.MANETTE_ARGON2_ITERATIONS, hasher: settings.MANETTE_PASSWORD_HASHER });
+
+const paramsOf = (cost: PasswordCost): Argon2Params => ({ m: cost.memoryKiB, t: cost.iterations, p: 1 });
+const keyOf = (cost: PasswordCost) => `${cost.memoryKiB}/${cost.iterations}/${cost.hasher ?? 'auto'}`;
+
+// -- Stored forms ---------------------------------------------------------------
+
+const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64').replace(/=+$/, '');
+
+/** The PHC string of an argon2id hash. */
+export function phcString({ m, t, p }: Argon2Params, salt: Uint8Array, hash: Uint8Array): string {
+  return `$argon2id$v=19$m=${m},t=${t},p=${p}$${b64(salt)}$${b64(hash)}`;
+}
+
+// What a stored hash may ask for: beyond this it is refused rather than computed (a hash
+// brought in by an import must not make every login spend a gigabyte).
+const LIMITS = { m: 262_144, t: 16, p: 8 };
+const B64 = /^[A-Za-z0-9+/]+$/;
+
+type Parsed =
+  | { scheme: 'argon2id'; params: Argon2Params; salt: Buffer; hash: Buffer }
+  | { scheme: 'scrypt'; N: number; r: number; p: number; salt: Buffer; hash: Buffer };
+
+/** A stored hash in one of the forms this façade reads, or undefined. */
+export function parseStoredHash(stored: string): Parsed | undefined {
+  const parts = stored.split('$');
+  if (parts[0] === 'scrypt' && parts.length === 6) {
+    const [, n, r, p, salt, hash] = parts as [string, string, string, string, string, string];
+    const [N, R, P] = [Number(n), Number(r), Number(p)];
+    if (![N, R, P].every((x) => Number.isSafeInteger(x) && x > 0) || N > 1 << 20 || R > 32 || P > 16 || !B64.test(salt.replace(/=+$/, '')) || !B64.test(hash.replace(/=+$/, ''))) return undefined;
+    return { scheme: 'scrypt', N, r: R, p: P, salt: Buffer.from(salt, 'base64'), hash: Buffer.from(hash, 'base64') };
+  }
+  if (parts[0] === '' && parts[1] === 'argon2id' && parts[2] === 'v=19' && parts.length === 6) {
+    const m = /^m=(\d{1,10}),t=(\d{1,10}),p=(\d{1,10})$/.exec(parts[3]!);
+    const [salt, hash] = [parts[4]!, parts[5]!];
+    if (!m || !B64.test(salt) || !B64.test(hash)) return undefined;
+    const params = { m: Number(m[1]), t: Number(m[2]), p: Number(m[3]) };
+    const [saltBytes, hashBytes] = [Buffer.from(salt, 'base64'), Buffer.from(hash, 'base64')];
+    if (params.p < 1 || params.p > LIMITS.p || params.t < 1 || params.t > LIMITS.t || params.m < 8 * params.p || params.m > LIMITS.m
+      || saltBytes.length < 8 || hashBytes.length < 16 || hashBytes.length > 64) return undefined;
+    return { scheme: 'argon2id', params, salt: saltBytes, hash: hashBytes };
+  }
+  return undefined;
+}
+
+/** Whether a hash that verified should be replaced by one made with `cost`. */
+export function needsRehash(parsed: Parsed, cost: PasswordCost): boolean {
+  if (parsed.scheme !== 'argon2id') return true;
+  return parsed.params.m < cost.memoryKiB || parsed.params.t < cost.iterations || parsed.hash.length < KEY_LENGTH;
+}
+
+// -- Legacy scrypt (verification only) ------------------------------------------
+
 // scrypt needs 128 × N × r bytes; twice that leaves room.
 const maxmem = (N: number, r: number) => 256 * N * r;
 
-/** scrypt with Manette's parameters (or those of a stored hash), `length` bytes of output. */
-export function scryptKey(password: string, salt: Buffer, options: { N: number; r?: number; p?: number }, length = KEY_LENGTH): Promise<Buffer> {
-  const { N, r = R, p = P } = options;
+/** scrypt with a stored hash's parameters: only to verify hashes made before argon2id. */
+export function scryptKey(password: string, salt: Buffer, options: { N: number; r: number; p: number }, length = KEY_LENGTH): Promise<Buffer> {
+  const { N, r, p } = options;
   return new Promise((resolve, reject) =>
     scryptCb(password, salt, length, { N, r, p, maxmem: maxmem(N, r) }, (err, key) => (err ? reject(err) : resolve(key))));
 }
 
-/** The stored form: scrypt$N$r$p$<salt b64>$<hash b64>. */
-export function storedHash(N: number, salt: Buffer, key: Buffer): string {
-  return `scrypt$${N}$${R}$${P}$${salt.toString('base64')}$${key.toString('base64')}`;
+/** The legacy stored form scrypt$N$r$p$<salt b64>$<hash b64> (tests make old hashes with it). */
+export async function legacyScryptHash(password: string, N = 131072): Promise<string> {
+  const salt = randomBytes(SALT_LENGTH);
+  const key = await scryptKey(password, salt, { N, r: 8, p: 1 });
+  return `scrypt$${N}$8$1$${salt.toString('base64')}$${key.toString('base64')}`;
 }
+
+// -- Admission ------------------------------------------------------------------
 
 /** A place in the hashing queue, taken before any other work so a refusal changes nothing. */
 export interface HashTicket { run<T>(fn: () => Promise<T>): Promise<T>; cancel(): void }
@@ -39,8 +108,14 @@ export class HashingQueue {
   private hashMs: number;
 
   constructor(readonly parallelism = Math.max(1, availableParallelism() - 1), private readonly maxQueuedMs = 2_000,
-    private readonly calibratedMs = 300) {
+    private calibratedMs = 300) {
     this.hashMs = calibratedMs;
+  }
+
+  /** The duration of one hash measured apart from the event loop: the ceiling of the estimate. */
+  calibrate(ms: number): void {
+    this.calibratedMs = ms;
+    this.hashMs = Math.min(ms, ...this.recentMs);
   }
 
   /** The work already admitted, in ms of wall time, for a new hash. */
@@ -78,36 +153,95 @@ export class HashingQueue {
   }
 }
 
+interface Hasher { queue: HashingQueue; backend: Argon2Backend; params: Argon2Params }
+const hashers = new Map<string, Hasher>();
+
 /**
- * One queue per process and cost. The cost of one hash is measured once, synchronously
- * (the event loop cannot inflate it), when the queue is made: `npm start` makes it at boot.
+ * One queue per process and cost, with its implementation. The cost of one hash is
+ * measured when the queue is made (`npm start` and the Edge Function make it at boot):
+ * synchronously with the native implementation, by one hash in a thread with WebAssembly
+ * (until then a guess from the cost stands in). `parallelism`: hashes at once (default all
+ * cores but one; 1 under Deno, where an Edge Function's CPU is one core's share at most).
  */
-const queues = new Map<number, HashingQueue>();
-export function hashingQueue(N: number): HashingQueue {
-  let q = queues.get(N);
-  if (!q) {
-    const started = performance.now();
-    scryptSync('calibration', 'calibration-salt', KEY_LENGTH, { N, r: R, p: P, maxmem: maxmem(N, R) });
-    queues.set(N, (q = new HashingQueue(undefined, undefined, performance.now() - started)));
+function hasher(cost: PasswordCost, parallelism?: number): Hasher {
+  const key = keyOf(cost);
+  let h = hashers.get(key);
+  if (!h) {
+    const params = paramsOf(cost);
+    const backend = argon2Backend(cost.hasher ?? 'auto', parallelism ?? (isDeno ? 1 : Math.max(1, availableParallelism() - 1)));
+    // About 2.5 ms per MiB-pass for WebAssembly here, 0.6 for native: the slower, until measured.
+    const queue = new HashingQueue(backend.threads, undefined, Math.max(1, (params.m / 1024) * params.t * 2.5));
+    const measured = backend.measure(params);
+    if (typeof measured === 'number') queue.calibrate(measured);
+    else measured.then((ms) => queue.calibrate(ms), () => { /* the guess stays; a real hash will fail loudly */ });
+    hashers.set(key, (h = { queue, backend, params }));
   }
-  return q;
+  return h;
 }
 
-export async function hashPassword(password: string, N: number, ticket: HashTicket = hashingQueue(N).reserve()): Promise<string> {
-  const salt = randomBytes(16);
-  const key = await ticket.run(() => scryptKey(password, salt, { N }));
-  return storedHash(N, salt, key);
+export function hashingQueue(cost: PasswordCost, parallelism?: number): HashingQueue {
+  return hasher(cost, parallelism).queue;
+}
+
+/** argon2id of `password` with the cost's parameters (or `params`), `length` bytes, in the caller's ticket. */
+export function argon2idKey(password: string, salt: Uint8Array, cost: PasswordCost, length = KEY_LENGTH, params?: Argon2Params): Promise<Uint8Array> {
+  const h = hasher(cost);
+  return h.backend.hash(password, salt, params ?? h.params, length);
+}
+
+/** A new stored hash: $argon2id$v=19$m=…,t=…,p=1$<salt>$<hash>. */
+export async function hashPassword(password: string, cost: PasswordCost, ticket: HashTicket = hashingQueue(cost).reserve()): Promise<string> {
+  const salt = randomBytes(SALT_LENGTH);
+  const key = await ticket.run(() => argon2idKey(password, salt, cost));
+  return phcString(paramsOf(cost), salt, key);
+}
+
+async function matches(password: string, parsed: Parsed, cost: PasswordCost): Promise<boolean> {
+  const actual = parsed.scheme === 'scrypt'
+    ? await scryptKey(password, parsed.salt, parsed, parsed.hash.length)
+    : await argon2idKey(password, parsed.salt, cost, parsed.hash.length, parsed.params);
+  return actual.length === parsed.hash.length && timingSafeEqual(actual, parsed.hash);
 }
 
 // A fixed hash to verify against when the player does not exist, so that a wrong
-// identifier and a wrong password take the same time.
-let decoy: Promise<string> | undefined;
+// identifier and a wrong password take the same time (as long as the player's hash has
+// the current cost: a player still on scrypt takes longer until their next login).
+const decoys = new Map<string, Promise<string>>();
+const decoyFor = (cost: PasswordCost) => {
+  let d = decoys.get(keyOf(cost));
+  if (!d) {
+    decoys.set(keyOf(cost), (d = hashPassword('decoy-password', cost, new HashingQueue(1, Infinity).reserve())));
+    d.catch(() => decoys.delete(keyOf(cost)));
+  }
+  return d;
+};
 
-export async function verifyPassword(password: string, stored: string | null, N: number, ticket: HashTicket = hashingQueue(N).reserve()): Promise<boolean> {
-  const target = stored ?? (await (decoy ??= hashPassword('decoy-password', N, new HashingQueue(1, Infinity).reserve())));
-  const [scheme, n, r, p, salt, hash] = target.split('$');
-  if (scheme !== 'scrypt' || !n || !r || !p || !salt || !hash) { ticket.cancel(); return false; }
-  const expected = Buffer.from(hash, 'base64');
-  const actual = await ticket.run(() => scryptKey(password, Buffer.from(salt, 'base64'), { N: Number(n), r: Number(r), p: Number(p) }));
-  return stored !== null && actual.length === expected.length && timingSafeEqual(actual, expected);
+/**
+ * Checks `password` against a stored hash (null: against the decoy, and false). When it
+ * matches a hash older or weaker than `cost` and `opts.rehash` is set, also makes the new
+ * hash, in the same place of the queue: `rehash` is then the hash to store.
+ */
+export async function checkPassword(
+  password: string, stored: string | null, cost: PasswordCost,
+  ticket: HashTicket = hashingQueue(cost).reserve(), opts: { rehash?: boolean } = {},
+): Promise<{ ok: boolean; rehash?: string }> {
+  let target: string;
+  try {
+    target = stored ?? (await decoyFor(cost));
+  } catch (err) {
+    ticket.cancel();
+    throw err;
+  }
+  const parsed = parseStoredHash(target);
+  if (!parsed) { ticket.cancel(); return { ok: false }; }
+  return ticket.run(async () => {
+    const ok = (await matches(password, parsed, cost)) && stored !== null;
+    if (!ok || !opts.rehash || !needsRehash(parsed, cost)) return { ok };
+    const salt = randomBytes(SALT_LENGTH);
+    return { ok, rehash: phcString(paramsOf(cost), salt, await argon2idKey(password, salt, cost)) };
+  });
+}
+
+export async function verifyPassword(password: string, stored: string | null, cost: PasswordCost, ticket?: HashTicket): Promise<boolean> {
+  return (await checkPassword(password, stored, cost, ticket)).ok;
 }

@@ -3,21 +3,22 @@
 // 409, yet the idempotency table must hold neither the token nor the password nor a fast
 // hash of it (a SHA-256 of the body would be one: brute-forced offline in no time).
 //
-// One scrypt, the one registering hashes with anyway, does it: its salt is derived from the
-// key and the account (so a retry finds it again; unique per game, key and account), and
-// it is asked for 64 bytes instead of 32. Scrypt ends with PBKDF2-HMAC-SHA256 with one
-// iteration, whose output blocks do not depend on the length asked: the first 32 bytes are
-// exactly hashPassword's hash for that salt (the stored password hash, checked by
-// verifyPassword as usual), and the last 32 bytes are a secret that only the password gives
-// back, at the price of one scrypt per guess, like the stored hash. From that secret: the
-// session token (so the same request always carries the same token, and the database
-// stores only its SHA-256, in sessions) and the password's part of the request's
-// fingerprint.
+// Two argon2id hashes with salts derived from the key and the account (so a retry finds
+// them again; unique per game, key and account) do it, in the request's one place of the
+// hashing queue. The first is the stored password hash (a standard PHC string, checked by
+// verifyPassword as usual). The second, with another salt, is a secret that only the
+// password gives back, at the price of one argon2id per guess, like the stored hash; it is
+// not derived from the stored hash, so the players table does not give it away. (scrypt,
+// used before, gave both from one computation since the end of its output does not depend
+// on the length asked; argon2's output does, so it takes a second hash: a keyed
+// registration costs two hashes, a plain one one.) From that secret: the session token (so
+// the same request always carries the same token, and the database stores only its
+// SHA-256, in sessions) and the password's part of the request's fingerprint.
 import { createHash, createHmac } from 'node:crypto';
-import { hashingQueue, scryptKey, storedHash, type HashTicket } from './password.js';
+import { argon2idKey, hashingQueue, phcString, type HashTicket, type PasswordCost } from './password.js';
 
 export interface KeyedRegistration {
-  /** scrypt$N$r$p$<salt>$<hash>, like hashPassword's. */
+  /** $argon2id$v=19$m=…,t=…,p=1$<salt>$<hash>, like hashPassword's. */
   passwordHash: string;
   /** pt_ + 43 base64url characters, like newPlayerToken's. */
   token: string;
@@ -27,18 +28,21 @@ export interface KeyedRegistration {
 
 export async function keyedRegistration(
   input: { password: string; idempotencyKey: string; apiKey: string; pseudo: string; email: string; bodyHash: string },
-  N: number,
-  ticket: HashTicket = hashingQueue(N).reserve(),
+  cost: PasswordCost,
+  ticket: HashTicket = hashingQueue(cost).reserve(),
 ): Promise<KeyedRegistration> {
-  const salt = createHmac('sha256', input.idempotencyKey)
-    .update(['manette/register/salt/v1', input.apiKey, input.pseudo, input.email].join('\u0000'))
+  const derivedSalt = (label: string) => createHmac('sha256', input.idempotencyKey)
+    .update([label, input.apiKey, input.pseudo, input.email].join('\u0000'))
     .digest()
     .subarray(0, 16);
-  const out = await ticket.run(() => scryptKey(input.password, salt, { N }, 64));
-  const secret = out.subarray(32);
+  const salt = derivedSalt('manette/register/salt/v2');
+  const [hash, secret] = await ticket.run(async () => [
+    await argon2idKey(input.password, salt, cost),
+    await argon2idKey(input.password, derivedSalt('manette/register/secret-salt/v2'), cost),
+  ] as const);
   const derive = (label: string) => createHmac('sha256', secret).update(label).digest();
   return {
-    passwordHash: storedHash(N, salt, out.subarray(0, 32)),
+    passwordHash: phcString({ m: cost.memoryKiB, t: cost.iterations, p: 1 }, salt, hash),
     token: 'pt_' + derive('manette/register/session-token/v1').toString('base64url'),
     bodyHash: createHash('sha256')
       .update(`${input.bodyHash}:${derive('manette/register/password-binding/v1').toString('hex')}`)

@@ -102,7 +102,7 @@ export async function startTestApp(
   if ((opts.server ?? testServer()) === 'edge') return startEdgeTestApp(env, databaseUrl, opts);
   const dbUrl = databaseUrl ?? (await freshDatabase());
   const settings = readSettings({
-    MANETTE_SCRYPT_N: '1024', // the real cost (2^17) is tested on its own; this keeps tests fast
+    MANETTE_ARGON2_MEMORY_KIB: '1024', MANETTE_ARGON2_ITERATIONS: '1', // the real cost is tested on its own; this keeps tests fast
     MANETTE_RATE_LIMIT_RPS: '100000',
     MANETTE_RATE_LIMIT_BURST: '100000',
     LOG_LEVEL: 'silent',
@@ -216,7 +216,8 @@ async function startEdgeTestApp(
   if (!deno) throw new Error('edge mode: the deno package is not installed (npm install)');
   const dbUrl = databaseUrl ?? (await freshDatabase());
   const settingsEnv = {
-    MANETTE_SCRYPT_N: '1024',
+    MANETTE_ARGON2_MEMORY_KIB: '1024',
+    MANETTE_ARGON2_ITERATIONS: '1',
     MANETTE_RATE_LIMIT_RPS: '100000',
     MANETTE_RATE_LIMIT_BURST: '100000',
     LOG_LEVEL: opts.logs ? 'info' : 'silent',

@@ -48,7 +48,7 @@ export function registerStart(program: Command, ctx: CommandContext): void {
       console.log([
         '',
         `  ${fr ? 'Manette est prête.' : 'Manette is ready.'}`,
-        `  API       ${service.baseUrl}`,
+        `  API       ${service.baseUrl}${service.workers > 1 ? `  (${service.workers} ${fr ? 'processus' : 'processes'})` : ''}`,
         `  Docs      ${service.baseUrl}/docs/`,
         `  Realtime  ${service.realtimeUrl}`,
         ...(service.realtimeServiceKey

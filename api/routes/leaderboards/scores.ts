@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ERRORS } from '../../http/errors.js';
 import { defineRoute } from '../../http/route.js';
-import { callApi } from '../../db/pool.js';
+import { passApi } from '../../db/pool.js';
 import { IntParam } from '../schemas.js';
 import { BoardParams, Score, boardId } from './common.js';
 
@@ -27,7 +27,7 @@ export default defineRoute({
   }),
   response: z.object({ data: z.array(Score) }),
   handler: ({ params, query, ctx, deps }) =>
-    callApi(deps.pool, 'leaderboards_scores', ctx, {
+    passApi(deps.pool, 'leaderboards_scores', ctx, {
       id: boardId(params.id), limit: query.limit, offset: query.offset, autour: query.autour,
     }),
 });

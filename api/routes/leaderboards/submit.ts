@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ERRORS } from '../../http/errors.js';
 import { defineRoute } from '../../http/route.js';
-import { callApi } from '../../db/pool.js';
+import { passApi } from '../../db/pool.js';
 import { BoardParams, boardId } from './common.js';
 
 export default defineRoute({
@@ -25,5 +25,5 @@ export default defineRoute({
     data: z.object({ valeur: z.number(), rang: z.number().int(), ameliore: z.boolean() }),
   }),
   handler: ({ params, body, ctx, deps }) =>
-    callApi(deps.pool, 'leaderboards_submit', ctx, { id: boardId(params.id), valeur: body.valeur }),
+    passApi(deps.pool, 'leaderboards_submit', ctx, { id: boardId(params.id), valeur: body.valeur }),
 });

@@ -1,7 +1,7 @@
 // POST /match/action → api.match_action (supabase/migrations/*_matches.sql)
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
-import { callApi } from '../../db/pool.js';
+import { passApi } from '../../db/pool.js';
 import { PartieResult } from './schemas.js';
 
 export default defineRoute({
@@ -25,5 +25,5 @@ export default defineRoute({
       .meta({ description: 'Si donné : le tour que le joueur croit courant ; sinon `tour_perime`.' }),
   }),
   response: PartieResult,
-  handler: ({ body, ctx, deps }) => callApi(deps.pool, 'match_action', ctx, body),
+  handler: ({ body, ctx, deps }) => passApi(deps.pool, 'match_action', ctx, body),
 });

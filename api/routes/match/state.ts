@@ -1,7 +1,7 @@
 // GET /match/state → api.match_state (supabase/migrations/*_matches.sql)
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
-import { callApi } from '../../db/pool.js';
+import { passApi } from '../../db/pool.js';
 import { PartieResult } from './schemas.js';
 
 export default defineRoute({
@@ -16,5 +16,5 @@ export default defineRoute({
     partie_id: z.string().min(1).max(200),
   }),
   response: PartieResult,
-  handler: ({ query, ctx, deps }) => callApi(deps.pool, 'match_state', ctx, { partie_id: query.partie_id }),
+  handler: ({ query, ctx, deps }) => passApi(deps.pool, 'match_state', ctx, { partie_id: query.partie_id }),
 });

@@ -1,7 +1,7 @@
 // POST /matchmaking/join → api.matchmaking_join (supabase/migrations/*_matchmaking.sql)
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
-import { callApi } from '../../db/pool.js';
+import { passApi } from '../../db/pool.js';
 import { JoinResult } from './schemas.js';
 
 export default defineRoute({
@@ -18,5 +18,5 @@ export default defineRoute({
     elo_actuel: z.number().finite().min(0).max(10000),
   }),
   response: JoinResult,
-  handler: ({ body, ctx, deps }) => callApi(deps.pool, 'matchmaking_join', ctx, body),
+  handler: ({ body, ctx, deps }) => passApi(deps.pool, 'matchmaking_join', ctx, body),
 });

@@ -1,7 +1,7 @@
 // POST /matchmaking/leave → api.matchmaking_leave
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
-import { callApi } from '../../db/pool.js';
+import { passApi } from '../../db/pool.js';
 
 export default defineRoute({
   method: 'post',
@@ -10,5 +10,5 @@ export default defineRoute({
   summary: 'Quitter la file (sans effet sur une partie en cours)',
   auth: 'player',
   response: z.object({ status: z.literal('idle') }),
-  handler: ({ ctx, deps }) => callApi(deps.pool, 'matchmaking_leave', ctx),
+  handler: ({ ctx, deps }) => passApi(deps.pool, 'matchmaking_leave', ctx),
 });

@@ -1,6 +1,6 @@
 // GET /matchmaking/status → api.matchmaking_status
 import { defineRoute } from '../../http/route.js';
-import { callApi } from '../../db/pool.js';
+import { passApi } from '../../db/pool.js';
 import { MatchmakingState } from './schemas.js';
 
 export default defineRoute({
@@ -12,5 +12,5 @@ export default defineRoute({
     + '`delai_inactivite_s` secondes est abandonnée) et tente de former des salles.',
   auth: 'player',
   response: MatchmakingState,
-  handler: ({ ctx, deps }) => callApi(deps.pool, 'matchmaking_status', ctx),
+  handler: ({ ctx, deps }) => passApi(deps.pool, 'matchmaking_status', ctx),
 });

@@ -1,7 +1,7 @@
 // POST /players/avatar → api.players_avatar (supabase/migrations/*_one_home_players_rules.sql)
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
-import { callApi } from '../../db/pool.js';
+import { passApi } from '../../db/pool.js';
 import { Joueur } from '../schemas.js';
 
 export default defineRoute({
@@ -17,5 +17,5 @@ export default defineRoute({
     mime_type: z.string().meta({ description: '`image/png`, `image/jpeg` ou `image/webp`, comme le contenu.' }),
   }),
   response: z.object({ data: z.object({ joueur: Joueur }) }),
-  handler: ({ body, ctx, deps }) => callApi(deps.pool, 'players_avatar', ctx, body),
+  handler: ({ body, ctx, deps }) => passApi(deps.pool, 'players_avatar', ctx, body),
 });

@@ -1,8 +1,8 @@
-// POST /players/login → api.players_login_start, scrypt check here, api.players_login_finish
+// POST /players/login → api.players_login_start, password check here, api.players_login_finish
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';
-import { hashingQueue, verifyPassword } from '../../security/password.js';
+import { checkPassword, hashingQueue, passwordCost } from '../../security/password.js';
 import { newPlayerToken } from '../../security/tokens.js';
 import { Session } from '../schemas.js';
 
@@ -25,7 +25,8 @@ export default defineRoute({
   response: Session,
   async handler({ body, ctx, deps }) {
     // A place for the hash first: when hashing is saturated, 503 before the attempt is counted.
-    const ticket = hashingQueue(deps.settings.MANETTE_SCRYPT_N).reserve();
+    const cost = passwordCost(deps.settings);
+    const ticket = hashingQueue(cost).reserve();
     let start: { attempt_id: number; password_hash: string | null };
     try {
       start = await callApi(deps.pool, 'players_login_start', ctx, { identifiant: body.identifiant ?? body.email });
@@ -33,9 +34,12 @@ export default defineRoute({
       ticket.cancel();
       throw err;
     }
-    const succeeded = await verifyPassword(body.password, start.password_hash, deps.settings.MANETTE_SCRYPT_N, ticket);
+    // A right password against an old (scrypt) or weaker hash also gives the new hash, which
+    // the finishing call stores only if the player's hash is still the one checked here.
+    const { ok: succeeded, rehash } = await checkPassword(body.password, start.password_hash, cost, ticket, { rehash: true });
     return callApi(deps.pool, 'players_login_finish', ctx, {
       attempt_id: start.attempt_id, succeeded, token: newPlayerToken(),
+      ...(rehash ? { new_password_hash: rehash, verified_password_hash: start.password_hash } : {}),
     });
   },
 });

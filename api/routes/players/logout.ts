@@ -1,7 +1,7 @@
 // POST /players/logout → api.players_logout
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
-import { callApi } from '../../db/pool.js';
+import { passApi } from '../../db/pool.js';
 
 export default defineRoute({
   method: 'post',
@@ -10,5 +10,5 @@ export default defineRoute({
   summary: 'Se déconnecter (révoque le jeton)',
   auth: 'player',
   response: z.object({ data: z.object({}) }),
-  handler: ({ ctx, deps }) => callApi(deps.pool, 'players_logout', ctx),
+  handler: ({ ctx, deps }) => passApi(deps.pool, 'players_logout', ctx),
 });

@@ -1,7 +1,7 @@
 // GET /players/me → api.players_me
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
-import { callApi } from '../../db/pool.js';
+import { passApi } from '../../db/pool.js';
 import { Joueur } from '../schemas.js';
 
 export default defineRoute({
@@ -11,5 +11,5 @@ export default defineRoute({
   summary: 'Joueur connecté (restauration de session)',
   auth: 'player',
   response: z.object({ data: z.object({ joueur: Joueur }) }),
-  handler: ({ ctx, deps }) => callApi(deps.pool, 'players_me', ctx),
+  handler: ({ ctx, deps }) => passApi(deps.pool, 'players_me', ctx),
 });

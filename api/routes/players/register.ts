@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';
-import { hashPassword } from '../../security/password.js';
+import { hashPassword, passwordCost } from '../../security/password.js';
 import { newPlayerToken } from '../../security/tokens.js';
 import { keyedRegistration } from '../../security/register-retry.js';
 import { Email, Password, Pseudo, Session } from '../schemas.js';
@@ -21,18 +21,18 @@ export default defineRoute({
   // token a retry gets back), see api/security/register-retry.ts.
   idempotent: { secret: ['password'] },
   async handler({ body, ctx, deps }) {
-    const N = deps.settings.MANETTE_SCRYPT_N;
+    const cost = passwordCost(deps.settings);
     let password_hash: string;
     let token: string;
     if (ctx.idempotency) {
       const keyed = await keyedRegistration({
         password: body.password, idempotencyKey: ctx.idempotency.key, apiKey: ctx.key ?? '',
         pseudo: body.pseudo, email: body.email, bodyHash: ctx.idempotency.body_hash,
-      }, N);
+      }, cost);
       ({ passwordHash: password_hash, token } = keyed);
       ctx.idempotency.body_hash = keyed.bodyHash;
     } else {
-      password_hash = await hashPassword(body.password, N);
+      password_hash = await hashPassword(body.password, cost);
       token = newPlayerToken();
     }
     // A replayed answer comes back without its token (never stored): it is this same one.

@@ -1,7 +1,7 @@
 // GET /shop/articles → api.shop_articles
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
-import { callApi } from '../../db/pool.js';
+import { passApi } from '../../db/pool.js';
 
 export const Article = z.object({
   id: z.uuid().meta({ description: 'Stable d’une application du fichier de jeu à l’autre.' }),
@@ -22,5 +22,5 @@ export default defineRoute({
   description: 'Articles `actif` dans leur fenêtre `debut`/`fin` éventuelle, triés par `ordre` puis `nom`.',
   auth: 'key',
   response: z.object({ data: z.array(Article) }),
-  handler: ({ ctx, deps }) => callApi(deps.pool, 'shop_articles', ctx),
+  handler: ({ ctx, deps }) => passApi(deps.pool, 'shop_articles', ctx),
 });

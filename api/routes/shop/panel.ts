@@ -1,7 +1,7 @@
 // GET /panel → api.panel_get
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
-import { callApi } from '../../db/pool.js';
+import { passApi } from '../../db/pool.js';
 
 export const Panel = z.object({
   theme: z.record(z.string(), z.string().nullable())
@@ -21,5 +21,5 @@ export default defineRoute({
   summary: 'Thème et textes des panneaux du SDK navigateur',
   auth: 'key',
   response: z.object({ data: Panel }),
-  handler: ({ ctx, deps }) => callApi(deps.pool, 'panel_get', ctx),
+  handler: ({ ctx, deps }) => passApi(deps.pool, 'panel_get', ctx),
 });

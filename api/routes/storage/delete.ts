@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ERRORS } from '../../http/errors.js';
 import { defineRoute } from '../../http/route.js';
-import { callApi } from '../../db/pool.js';
+import { passApi } from '../../db/pool.js';
 import { Fichier } from './rules.js';
 import { FileParams, fileKey } from './get.js';
 
@@ -15,5 +15,5 @@ export default defineRoute({
   params: FileParams,
   notFound: ERRORS.fileNotFound,
   response: z.object({ data: z.object({ fichier: Fichier }) }),
-  handler: ({ params, ctx, deps }) => callApi(deps.pool, 'storage_files_delete', ctx, fileKey(params.nom)),
+  handler: ({ params, ctx, deps }) => passApi(deps.pool, 'storage_files_delete', ctx, fileKey(params.nom)),
 });

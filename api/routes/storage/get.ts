@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ERRORS } from '../../http/errors.js';
 import { defineRoute } from '../../http/route.js';
-import { callApi } from '../../db/pool.js';
+import { passApi } from '../../db/pool.js';
 import { Fichier, storable } from './rules.js';
 
 export const FileParams = z.object({ nom: z.string().meta({ description: 'Nom du fichier (encodé dans l’URL).' }) });
@@ -19,5 +19,5 @@ export default defineRoute({
   params: FileParams,
   notFound: ERRORS.fileNotFound,
   response: z.object({ data: z.object({ fichier: Fichier, contenu: z.string() }) }),
-  handler: ({ params, ctx, deps }) => callApi(deps.pool, 'storage_files_get', ctx, fileKey(params.nom)),
+  handler: ({ params, ctx, deps }) => passApi(deps.pool, 'storage_files_get', ctx, fileKey(params.nom)),
 });

@@ -1,7 +1,7 @@
 // GET /storage/files → api.storage_files_list
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
-import { callApi } from '../../db/pool.js';
+import { passApi } from '../../db/pool.js';
 import { Fichier } from './rules.js';
 
 export default defineRoute({
@@ -11,5 +11,5 @@ export default defineRoute({
   summary: 'Fichiers du joueur connecté (par nom)',
   auth: 'player',
   response: z.object({ data: z.array(Fichier) }),
-  handler: ({ ctx, deps }) => callApi(deps.pool, 'storage_files_list', ctx),
+  handler: ({ ctx, deps }) => passApi(deps.pool, 'storage_files_list', ctx),
 });

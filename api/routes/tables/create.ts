@@ -1,7 +1,7 @@
 // POST /tables/:nomTable → api.tables_create
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
-import { callApi } from '../../db/pool.js';
+import { passApi } from '../../db/pool.js';
 import { ERRORS } from '../../http/errors.js';
 import { Donnees, Ligne, TableParams } from './schemas.js';
 
@@ -22,5 +22,5 @@ export default defineRoute({
   status: 201,
   idempotent: true,
   handler: ({ params, body, ctx, deps }) =>
-    callApi(deps.pool, 'tables_create', ctx, { table: params.nomTable, donnees: body.donnees }),
+    passApi(deps.pool, 'tables_create', ctx, { table: params.nomTable, donnees: body.donnees }),
 });

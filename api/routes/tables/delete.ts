@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ERRORS } from '../../http/errors.js';
 import { defineRoute } from '../../http/route.js';
-import { callApi } from '../../db/pool.js';
+import { passApi } from '../../db/pool.js';
 import { Ligne, RowParams } from './schemas.js';
 
 export default defineRoute({
@@ -15,5 +15,5 @@ export default defineRoute({
   params: RowParams,
   notFound: ERRORS.tableNotFound,
   response: z.object({ data: Ligne }),
-  handler: ({ params, ctx, deps }) => callApi(deps.pool, 'tables_delete', ctx, { table: params.nomTable, id: params.id }),
+  handler: ({ params, ctx, deps }) => passApi(deps.pool, 'tables_delete', ctx, { table: params.nomTable, id: params.id }),
 });

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ERRORS } from '../../http/errors.js';
 import { defineRoute } from '../../http/route.js';
-import { callApi } from '../../db/pool.js';
+import { passApi } from '../../db/pool.js';
 import { Donnees, Ligne, RowParams } from './schemas.js';
 
 export default defineRoute({
@@ -18,5 +18,5 @@ export default defineRoute({
   body: Donnees,
   response: z.object({ data: Ligne }),
   handler: ({ params, body, ctx, deps }) =>
-    callApi(deps.pool, 'tables_update', ctx, { table: params.nomTable, id: params.id, donnees: body.donnees }),
+    passApi(deps.pool, 'tables_update', ctx, { table: params.nomTable, id: params.id, donnees: body.donnees }),
 });

@@ -1,0 +1,151 @@
+// Realtime latency, open loop: M matches (default 100) through `manette start` (local
+// Realtime stand-in), every player subscribed to its private room with realtime-js. Actions
+// are sent at a fixed rate whatever the answers (not back to back), round robin over the
+// matches, the two players of a match taking turns. Measured: from sending POST
+// /match/action to the `etat` of that action arriving at the OTHER player.
+//   node bin/run-ts.js bench/realtime.ts [--matches 100] [--seconds 10] [--rates 100,200,400,800]
+// The first rate is the goal's load (100 matches, one action per match per second:
+// p50 < 10 ms, p99 < 50 ms); the capacity is the highest rate whose p99 stays under 100 ms.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import WebSocket from 'ws';
+import { RealtimeClient, type RealtimeClientOptions } from '@supabase/realtime-js';
+import { startEmbeddedPostgres } from '../api/local/embedded.js';
+import { migrate } from '../api/db/migrate.js';
+import { applyGameFile } from '../api/config/apply.js';
+import { freePort, pool, percentile } from './support.js';
+
+const { values: opts } = parseArgs({
+  options: {
+    matches: { type: 'string', default: '100' },
+    seconds: { type: 'string', default: '10' },
+    rates: { type: 'string', default: '100,200,400,800' },
+  },
+});
+const MATCHES = Number(opts.matches);
+const SECONDS = Number(opts.seconds);
+const RATES = opts.rates!.split(',').map(Number);
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+const dir = await mkdtemp(path.join(tmpdir(), 'manette-bench-realtime-'));
+await chmod(dir, 0o755);
+let proc: ChildProcess | undefined;
+const clients: RealtimeClient[] = [];
+const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: false });
+try {
+  await migrate(server.url);
+  const gameFile = path.join(dir, 'bench.json');
+  await writeFile(gameFile, JSON.stringify({
+    jeu: 'bench', nom: 'Bench', modes: { duel: { equipes: 2, joueurs_par_equipe: 1, regles: 'libre', elo_ecart_initial: 10000 } },
+  }));
+  const apiKey = (await applyGameFile(server.url, gameFile)).api_key;
+
+  proc = spawn(process.execPath, [path.join(ROOT, 'bin', 'manette.js'), 'start'], {
+    cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env, DATABASE_URL: server.url, PORT: String(await freePort()), HOST: '127.0.0.1',
+      MANETTE_DATA_DIR: path.join(dir, 'data'), MANETTE_RATE_LIMIT_RPS: '1000000', MANETTE_RATE_LIMIT_BURST: '1000000',
+      MANETTE_ARGON2_MEMORY_KIB: '1024', MANETTE_ARGON2_ITERATIONS: '1',
+      MANETTE_REALTIME_PORT: String(await freePort()), LOG_LEVEL: 'warn',
+    },
+  });
+  const base = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    proc!.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /API\s+(http\S+)/.exec(out);
+      if (m && /(Base|Database)\s+DATABASE_URL/.test(out)) resolve(m[1]!);
+    });
+    proc!.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+    proc!.on('exit', (code) => reject(new Error(`API process exited ${code}:\n${out}`)));
+  });
+  const call = async (method: string, url: string, token?: string, body?: unknown) => {
+    const res = await fetch(base + url, {
+      method,
+      headers: { 'x-api-key': apiKey, ...(token ? { 'x-player-token': token } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, body: await res.json() as any };
+  };
+  const config = (await call('GET', '/realtime/config')).body as { url: string; key: string; channel_prefix: string };
+
+  const tokens: string[] = new Array(2 * MATCHES);
+  await pool(Array.from({ length: 2 * MATCHES }, (_, i) => i), 16, async (i) => {
+    tokens[i] = (await call('POST', '/players/register', undefined, { pseudo: `rt_${i}`, email: `rt_${i}@bench.test`, password: 'motdepasse-solide' })).body.token;
+  });
+  interface Match { id: string; tokens: string[]; arrived: Map<number, number> }
+  const matches: Match[] = [];
+  for (let m = 0; m < MATCHES; m++) {
+    const pair = [tokens[2 * m]!, tokens[2 * m + 1]!];
+    await call('POST', '/matchmaking/join', pair[0], { mode_jeu: 'duel', elo_actuel: 1000 });
+    const r = (await call('POST', '/matchmaking/join', pair[1], { mode_jeu: 'duel', elo_actuel: 1000 })).body;
+    if (r.status !== 'matched') throw new Error(`match ${m}: ${JSON.stringify(r)}`);
+    matches.push({ id: r.partie_id, tokens: pair, arrived: new Map() });
+  }
+
+  // Each player listens to its room; `etat` arrivals are kept per player seat (0, 1) and numero_tour.
+  const arrivals = new Map<string, number>();   // `${match}|${seat}|${numero_tour}` → when
+  await pool(matches.flatMap((m) => [0, 1].map((seat) => ({ m, seat }))), 16, async ({ m, seat }) => {
+    const rt = new RealtimeClient(config.url, {
+      params: { apikey: config.key }, transport: WebSocket as unknown as RealtimeClientOptions['transport'], timeout: 10_000,
+    });
+    clients.push(rt);
+    await rt.setAuth((await call('GET', '/realtime/config', m.tokens[seat])).body.token);
+    const channel = rt.channel(config.channel_prefix + m.id, { config: { private: true } });
+    channel.on('broadcast', { event: 'etat' }, (msg: any) => { arrivals.set(`${m.id}|${seat}|${msg.payload.numero_tour}`, performance.now()); });
+    await new Promise<void>((resolve, reject) => channel.subscribe((status, err) => {
+      if (status === 'SUBSCRIBED') resolve(); else if (status !== 'CLOSED') reject(new Error(`${status} ${err?.message ?? ''}`));
+    }));
+  });
+
+  /** Open loop at `rate` actions/s for SECONDS; latencies to the other player's `etat`. */
+  async function openLoop(rate: number) {
+    const sends: Promise<{ match: Match; other: number; sentAt: number; turn: number } | null>[] = [];
+    const start = performance.now();
+    const total = Math.round(rate * SECONDS);
+    for (let n = 0; n < total; n++) {
+      const due = start + (n * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+      const match = matches[n % MATCHES]!;
+      const seat = Math.floor(n / MATCHES) % 2;
+      const sentAt = performance.now();
+      sends.push(call('POST', '/match/action', match.tokens[seat], { partie_id: match.id, action: 'coup', donnees: { dernier: n } })
+        .then((r) => (r.status === 200 ? { match, other: 1 - seat, sentAt, turn: r.body.partie.numero_tour as number } : null)));
+    }
+    const sent = await Promise.all(sends);
+    await new Promise((r) => setTimeout(r, 2000)); // the last events in flight
+    const latencies: number[] = [];
+    let lost = 0;
+    let refused = 0;
+    for (const s of sent) {
+      if (!s) { refused++; continue; }
+      const at = arrivals.get(`${s.match.id}|${s.other}|${s.turn}`);
+      if (at === undefined) lost++; else latencies.push(at - s.sentAt);
+    }
+    latencies.sort((a, b) => a - b);
+    return { rate, achieved: total / ((performance.now() - start - 2000) / 1000), p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), lost, refused };
+  }
+
+  const results = [];
+  for (const rate of RATES) results.push(await openLoop(rate));
+  console.log(`action → etat at the other player, open loop, ${MATCHES} matches, ${SECONDS} s per rate`);
+  console.log('rate/s  p50 ms  p99 ms  not received  refused');
+  for (const r of results) {
+    console.log(`${String(r.rate).padEnd(6)}  ${r.p50.toFixed(1).padEnd(6)}  ${r.p99.toFixed(1).padEnd(6)}  ${String(r.lost).padEnd(12)}  ${r.refused}`);
+  }
+  const capacity = results.filter((r) => r.p99 < 100 && r.lost === 0 && r.refused === 0).map((r) => r.rate);
+  console.log(`capacity (p99 < 100 ms, nothing lost): ${capacity.length ? `${Math.max(...capacity)} actions/s` : 'below the lowest rate tried'}`);
+  console.log(`load average: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+} finally {
+  for (const c of clients) c.disconnect();
+  if (proc && proc.exitCode === null) {
+    try { process.kill(-proc.pid!, 'SIGTERM'); } catch { /* gone */ }
+    await new Promise((r) => { proc!.once('exit', r); setTimeout(r, 10_000).unref(); });
+  }
+  await server.stop();
+  await rm(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,218 @@
+// `npm start` on several cores (MANETTE_WORKERS=2): requests are served by two worker
+// processes sharing the port, a killed worker is replaced, the request rate limit holds
+// across the workers, Ctrl-C stops everything, and a kill -9 of the primary leaves no
+// worker serving. Real processes, bounded waits, no mocks.
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from './support/net.js';
+import { npmStart as startNpm, portOpen } from './support/npm-start.js';
+
+const RPS = 5;
+const BURST = 10;
+let root: string;
+let dataDir: string;
+let env: NodeJS.ProcessEnv;
+let port: number;
+let pgPort: number;
+const started: ChildProcess[] = [];
+const seenWorkers = new Set<number>();
+
+beforeAll(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'manette-workers-'));
+  await chmod(root, 0o755); // as root, Postgres runs as the `postgres` user and must reach it
+  dataDir = path.join(root, 'data');
+  port = await freePort();
+  pgPort = await freePort();
+  env = {
+    ...process.env,
+    PORT: String(port),
+    MANETTE_PG_PORT: String(pgPort),
+    MANETTE_REALTIME_PORT: '0',
+    MANETTE_DATA_DIR: dataDir,
+    MANETTE_WORKERS: '2',
+    MANETTE_RATE_LIMIT_RPS: String(RPS),
+    MANETTE_RATE_LIMIT_BURST: String(BURST),
+    MANETTE_ARGON2_MEMORY_KIB: '1024',
+    MANETTE_ARGON2_ITERATIONS: '1',
+    LOG_LEVEL: 'warn',
+    LANG: 'fr_FR.UTF-8',
+    LC_ALL: '',
+  };
+  delete env.DATABASE_URL;
+});
+
+afterAll(async () => {
+  for (const p of started) {
+    try { process.kill(-p.pid!, 'SIGKILL'); } catch { /* gone */ }
+  }
+  for (const pid of seenWorkers) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+  // The supervisor stops its Postgres by itself once npm start is gone.
+  if (!(await until(() => postgresOf(dataDir).length === 0, 20_000))) {
+    for (const pid of postgresOf(dataDir)) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+  }
+  await rm(root, { recursive: true, force: true });
+}, 60_000);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(check: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > end) return false;
+    await sleep(100);
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^\d+ \(.*\) Z /.test(stat); // a zombie is not running
+  } catch {
+    return false;
+  }
+}
+
+/** The supervisor and Postgres processes of this data directory. */
+function postgresOf(dir: string): number[] {
+  let real = dir;
+  try { real = realpathSync(path.join(dir, 'postgres')); } catch { /* not created */ }
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      let cwd = '';
+      try { cwd = readlinkSync(`/proc/${entry}/cwd`); } catch { /* gone or not ours */ }
+      if (cmdline.includes(path.join(dir, 'postgres')) || (cwd === real && cmdline.includes('postgres'))) pids.push(Number(entry));
+    } catch { /* gone */ }
+  }
+  return pids;
+}
+
+interface Answer { status: number; worker: number }
+
+/** One request on a connection of its own, so the primary hands each to the next worker. */
+function request(pathname: string, headers: Record<string, string> = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path: pathname, headers, agent: false, timeout: 5_000 }, (res) => {
+      res.resume();
+      res.on('end', () => {
+        const worker = Number(res.headers['x-manette-worker']);
+        if (worker) seenWorkers.add(worker);
+        resolve({ status: res.statusCode!, worker });
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error(`no answer to ${pathname} in 5 s`)));
+    req.on('error', reject);
+  });
+}
+
+const health = () => request('/health');
+
+async function primaryPid(): Promise<number> {
+  return (JSON.parse(await readFile(path.join(dataDir, 'manette.lock'), 'utf8')) as { pid: number }).pid;
+}
+
+/** The worker pids answering now (from enough requests to reach each of them). */
+async function workersNow(n = 12): Promise<Set<number>> {
+  const pids = new Set<number>();
+  for (let i = 0; i < n; i++) pids.add((await health()).worker);
+  return pids;
+}
+
+describe('npm start with MANETTE_WORKERS=2', () => {
+  let proc: ChildProcess;
+  let out: () => string;
+  let demoKey: string;
+  let workers: number[];
+
+  it('serves requests from two worker processes sharing the port', async () => {
+    const start = await startNpm(env, started);
+    proc = start.proc;
+    out = start.out;
+    expect(out()).toContain(`API       http://localhost:${port}/api/public/v1  (2 processus)`);
+    demoKey = /x-api-key: (sk_live_\w+)/.exec(out())![1]!;
+
+    const first = await health();
+    expect(first.status).toBe(200);
+    workers = [...await workersNow()];
+    expect(workers).toHaveLength(2);
+    const primary = await primaryPid();
+    for (const pid of workers) {
+      expect(pid).not.toBe(primary);
+      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).toContain('manette-worker');
+    }
+  });
+
+  it('counts the request rate limit across the workers, not per worker', async () => {
+    const answers = await Promise.all(Array.from({ length: 4 * BURST }, () =>
+      request('/api/public/v1/shop/articles', { 'x-api-key': demoKey })));
+    const accepted = answers.filter((a) => a.status === 200).length;
+    const limited = answers.filter((a) => a.status === 429).length;
+    expect(accepted + limited).toBe(answers.length);
+    // Both workers took part; together they accepted one client's allowance (the burst,
+    // plus at most one more second of the steady rate if the requests crossed a window),
+    // not one per worker (2 × BURST).
+    expect(new Set(answers.map((a) => a.worker))).toEqual(new Set(workers));
+    expect(accepted).toBeGreaterThanOrEqual(RPS);
+    expect(accepted).toBeLessThanOrEqual(BURST + RPS);
+  });
+
+  it('replaces a worker killed with kill -9, and requests keep succeeding meanwhile', async () => {
+    const [victim, survivor] = workers as [number, number];
+    process.kill(victim, 'SIGKILL');
+    expect(await until(() => !alive(victim), 5_000)).toBe(true);
+    // node:cluster limit: a connection the primary hands out in the moment between a
+    // worker's death and the primary noticing it is lost (it hangs until the client gives
+    // up). Once the primary has seen the exit (it logs it), every request is answered.
+    expect(await until(() => out().includes(`"worker":${victim},`), 5_000)).toBe(true);
+    await sleep(200);
+    const statuses: number[] = [];
+    let replaced: number | undefined;
+    const found = await until(async () => {
+      const a = await health();
+      statuses.push(a.status);
+      if (a.worker !== survivor && a.worker !== victim) replaced = a.worker;
+      return replaced !== undefined;
+    }, 20_000);
+    expect(found).toBe(true);
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    expect(await workersNow()).toEqual(new Set([survivor, replaced]));
+    workers = [survivor, replaced!];
+  });
+
+  it('stops the workers, the realtime, Postgres and the lock on Ctrl-C', async () => {
+    const lock = path.join(dataDir, 'manette.lock');
+    expect(existsSync(lock)).toBe(true);
+    const exited = new Promise<boolean>((resolve) => {
+      proc.once('exit', (code, signal) => resolve(code === 0 || code === 130 || signal === 'SIGINT'));
+    });
+    process.kill(-proc.pid!, 'SIGINT');
+    const ended = await Promise.race([exited, sleep(20_000).then(() => 'timeout' as const)]);
+    expect(ended).toBe(true);
+    expect(await until(async () => !(await portOpen(port)), 5_000)).toBe(true);
+    expect(existsSync(lock)).toBe(false);
+    expect(await until(async () => !(await portOpen(pgPort)) && postgresOf(dataDir).length === 0, 20_000)).toBe(true);
+    expect(workers.filter(alive)).toEqual([]);
+  });
+
+  it('a kill -9 of the primary leaves no worker serving', async () => {
+    const start = await startNpm(env, started);
+    const again = await workersNow();
+    expect(again.size).toBe(2);
+    const primary = await primaryPid();
+    process.kill(primary, 'SIGKILL');
+    expect(await until(() => [...again].every((pid) => !alive(pid)), 10_000)).toBe(true);
+    expect(await portOpen(port)).toBe(false);
+    // The supervisor stops Postgres once its parent is gone (api/local/supervisor.ts).
+    expect(await until(async () => !(await portOpen(pgPort)) && postgresOf(dataDir).length === 0, 20_000)).toBe(true);
+    try { process.kill(-start.proc.pid!, 'SIGKILL'); } catch { /* gone */ }
+  });
+});
