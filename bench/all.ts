@@ -15,7 +15,7 @@ export const COMPARISONS: { file: string; args: string[]; goal: string }[] = [
   { file: 'bench/leaderboard-submit.ts', args: [], goal: 'api.leaderboards_submit the same order as its minimal writes (≥ 1/3)' },
   { file: 'bench/facade.ts', args: [], goal: 'façade ≥ 0.8 × the bare node:http + pg server' },
   { file: 'bench/login.ts', args: [], goal: 'login and register ≥ 30/s with argon2id at OWASP\'s minimum' },
-  { file: 'bench/realtime.ts', args: ['--rates', '100,150,200,300,400'], goal: '100 matches at 1 action/s: action → etat p50 < 10 ms, p99 < 50 ms; capacity at p99 < 100 ms' },
+  { file: 'bench/realtime.ts', args: ['--rates', '100,200,400,600,800'], goal: '100 matches at 1 action/s: action → etat p50 < 10 ms, p99 < 50 ms; capacity at p99 < 100 ms' },
   { file: 'bench/peer-colyseus.ts', args: [], goal: 'Manette ≥ 0.33 × Colyseus\'s actions/s at 100 matches, steady p50 ≤ 3 ×' },
 ];
 
@@ -40,7 +40,7 @@ if (outputs.length > 1) {
   console.log('\n== Summary');
   for (const o of outputs) {
     console.log(`\n${o.file}${o.goal ? ` — goal: ${o.goal}` : ''}${o.code === 0 ? '' : ` (FAILED, exit ${o.code})`}`);
-    console.log(o.out.trim().split('\n').slice(-6).join('\n'));
+    console.log(o.out.trim().split('\n').slice(-10).join('\n'));
   }
 }
 process.exit(outputs.every((o) => o.code === 0) ? 0 : 1);
