@@ -18,7 +18,7 @@ import { readSettings } from '../api/config/settings.js';
 import { argon2Backend, type HasherChoice } from '../api/security/argon2.js';
 import { passwordCost } from '../api/security/password.js';
 import { hashRate } from './hash-rate.js';
-import { freePort, percentile } from './support.js';
+import { freePort, percentile, startManette } from './support.js';
 
 const argv = process.argv;
 const opt = (name: string) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : undefined; };
@@ -47,18 +47,9 @@ try {
     ...(WORKERS ? { MANETTE_WORKERS: WORKERS } : {}),
   };
   for (const k of ['MANETTE_ARGON2_MEMORY_KIB', 'MANETTE_ARGON2_ITERATIONS']) delete env[k]; // the defaults
-  proc = spawn(process.execPath, ['bin/manette.js', 'start'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  const base = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    proc!.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /API\s+(http\S+)/.exec(out);
-      if (m && /(Base|Database)\s+DATABASE_URL/.test(out)) resolve(m[1]!);
-    });
-    proc!.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
-    setTimeout(() => reject(new Error(`the API did not start in 60 s:\n${out}`)), 60_000).unref();
-    proc!.on('exit', (code) => reject(new Error(`API process exited ${code}:\n${out}`)));
-  });
+  const started = startManette(env);
+  proc = started.proc;
+  const base = await started.base;
 
   const post = async (url: string, body: unknown) => {
     const res = await fetch(base + url, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });

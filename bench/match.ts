@@ -26,7 +26,7 @@ import { RealtimeClient, type RealtimeClientOptions } from '@supabase/realtime-j
 import { startEmbeddedPostgres } from '../api/local/embedded.js';
 import { migrate } from '../api/db/migrate.js';
 import { applyGameFile } from '../api/config/apply.js';
-import { freePort, pool, percentile } from './support.js';
+import { freePort, pool, percentile, startManette } from './support.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -73,26 +73,14 @@ try {
 
   // One API process, as `npm start` runs it (local Realtime included).
   const port = await freePort();
-  proc = spawn(process.execPath, ['bin/manette.js', 'start'], {
-    env: {
-      ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1',
+  const api = startManette({
+    ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1',
       MANETTE_DATA_DIR: path.join(dir, 'data'), MANETTE_RATE_LIMIT_RPS: '1000000',
       MANETTE_RATE_LIMIT_BURST: '1000000', MANETTE_ARGON2_MEMORY_KIB: '1024', MANETTE_ARGON2_ITERATIONS: '1', MANETTE_REALTIME_PORT: String(await freePort()),
       LOG_LEVEL: 'warn',
-    },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const base = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    proc!.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /API\s+(http\S+)/.exec(out);
-      if (m && /(Base|Database)\s+DATABASE_URL/.test(out)) resolve(m[1]!);
     });
-    proc!.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
-    proc!.on('exit', (code) => reject(new Error(`API process exited ${code}:\n${out}`)));
-  });
+  proc = api.proc;
+  const base = await api.base;
 
   let failed = 0;
   async function call(method: string, url: string, token?: string, body?: unknown) {

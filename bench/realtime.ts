@@ -16,7 +16,7 @@ import { RealtimeClient, type RealtimeClientOptions } from '@supabase/realtime-j
 import { startEmbeddedPostgres } from '../api/local/embedded.js';
 import { migrate } from '../api/db/migrate.js';
 import { applyGameFile } from '../api/config/apply.js';
-import { freePort, pool, percentile } from './support.js';
+import { freePort, pool, percentile, startManette } from './support.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -43,25 +43,16 @@ try {
   }));
   const apiKey = (await applyGameFile(server.url, gameFile)).api_key;
 
-  proc = spawn(process.execPath, [path.join(ROOT, 'bin', 'manette.js'), 'start'], {
-    cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env, DATABASE_URL: server.url, PORT: String(await freePort()), HOST: '127.0.0.1',
+  const api = startManette({
+    ...process.env, DATABASE_URL: server.url, PORT: String(await freePort()), HOST: '127.0.0.1',
       MANETTE_DATA_DIR: path.join(dir, 'data'), MANETTE_RATE_LIMIT_RPS: '1000000', MANETTE_RATE_LIMIT_BURST: '1000000',
+    // Every player here comes from 127.0.0.1: no per-address cap (real players have their own addresses).
+    MANETTE_MAX_CONNECTIONS_PER_ADDRESS: '100000',
       MANETTE_ARGON2_MEMORY_KIB: '1024', MANETTE_ARGON2_ITERATIONS: '1',
       MANETTE_REALTIME_PORT: String(await freePort()), LOG_LEVEL: 'warn',
-    },
-  });
-  const base = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    proc!.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /API\s+(http\S+)/.exec(out);
-      if (m && /(Base|Database)\s+DATABASE_URL/.test(out)) resolve(m[1]!);
     });
-    proc!.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
-    proc!.on('exit', (code) => reject(new Error(`API process exited ${code}:\n${out}`)));
-  });
+  proc = api.proc;
+  const base = await api.base;
   const call = async (method: string, url: string, token?: string, body?: unknown) => {
     const res = await fetch(base + url, {
       method,
@@ -104,6 +95,7 @@ try {
   /** Open loop at `rate` actions/s for SECONDS; latencies to the other player's `etat`. */
   async function openLoop(rate: number) {
     const sends: Promise<{ match: Match; other: number; sentAt: number; turn: number } | null>[] = [];
+    const refusedBy = new Map<string, number>();
     const start = performance.now();
     const total = Math.round(rate * SECONDS);
     for (let n = 0; n < total; n++) {
@@ -114,7 +106,11 @@ try {
       const seat = Math.floor(n / MATCHES) % 2;
       const sentAt = performance.now();
       sends.push(call('POST', '/match/action', match.tokens[seat], { partie_id: match.id, action: 'coup', donnees: { dernier: n } })
-        .then((r) => (r.status === 200 ? { match, other: 1 - seat, sentAt, turn: r.body.partie.numero_tour as number } : null)));
+        .then((r) => {
+          if (r.status === 200) return { match, other: 1 - seat, sentAt, turn: r.body.partie.numero_tour as number };
+          refusedBy.set(`${r.status} ${r.body.error}`, (refusedBy.get(`${r.status} ${r.body.error}`) ?? 0) + 1);
+          return null;
+        }));
     }
     const sent = await Promise.all(sends);
     await new Promise((r) => setTimeout(r, 2000)); // the last events in flight
@@ -127,7 +123,8 @@ try {
       if (at === undefined) lost++; else latencies.push(at - s.sentAt);
     }
     latencies.sort((a, b) => a - b);
-    return { rate, achieved: total / ((performance.now() - start - 2000) / 1000), p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), lost, refused };
+    return { rate, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), lost, refused,
+      why: [...refusedBy].map(([k, n]) => `${n}× ${k}`).join(', ') };
   }
 
   const results = [];
@@ -135,7 +132,7 @@ try {
   console.log(`action → etat at the other player, open loop, ${MATCHES} matches, ${SECONDS} s per rate`);
   console.log('rate/s  p50 ms  p99 ms  not received  refused');
   for (const r of results) {
-    console.log(`${String(r.rate).padEnd(6)}  ${r.p50.toFixed(1).padEnd(6)}  ${r.p99.toFixed(1).padEnd(6)}  ${String(r.lost).padEnd(12)}  ${r.refused}`);
+    console.log(`${String(r.rate).padEnd(6)}  ${r.p50.toFixed(1).padEnd(6)}  ${r.p99.toFixed(1).padEnd(6)}  ${String(r.lost).padEnd(12)}  ${r.refused}${r.why ? ` (${r.why})` : ''}`);
   }
   const capacity = results.filter((r) => r.p99 < 100 && r.lost === 0 && r.refused === 0).map((r) => r.rate);
   console.log(`capacity (p99 < 100 ms, nothing lost): ${capacity.length ? `${Math.max(...capacity)} actions/s` : 'below the lowest rate tried'}`);

@@ -1,5 +1,10 @@
 // Small helpers shared by the benchmark scripts.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
 export { freePort } from '../test/support/net.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
 
 /** Runs `fn` over `items` with at most `limit` in flight. */
 export async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
@@ -12,4 +17,27 @@ export async function pool<T>(items: T[], limit: number, fn: (item: T) => Promis
 /** The p-th quantile (0..1) of an ascending array. */
 export function percentile(sorted: number[], p: number): number {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]! : NaN;
+}
+
+/**
+ * `manette start` in its own process group on `env` (DATABASE_URL, PORT, ...), as a
+ * benchmark's server; resolves with the API's base URL once the banner is printed
+ * (60 s at most). The caller ends the group (kill -pid) when done.
+ */
+export function startManette(env: NodeJS.ProcessEnv): { proc: ChildProcess; base: Promise<string> } {
+  const proc = spawn(process.execPath, [path.join(ROOT, 'bin', 'manette.js'), 'start'], {
+    cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const base = new Promise<string>((resolve, reject) => {
+    let out = '';
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /API\s+(http\S+)/.exec(out);
+      if (m && /(Base|Database)\s+DATABASE_URL/.test(out)) resolve(m[1]!);
+    });
+    proc.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+    setTimeout(() => reject(new Error(`the API did not start in 60 s:\n${out}`)), 60_000).unref();
+    proc.on('exit', (code) => reject(new Error(`API process exited ${code}:\n${out}`)));
+  });
+  return { proc, base };
 }
