@@ -4,7 +4,7 @@
 // created on a fresh embedded database only. Real processes, bounded waits, no mocks.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './support/net.js';
 import { npmStart as startNpm, portOpen } from './support/npm-start.js';
 import { freshDatabase } from './support/harness.js';
+import { sleep, stackProcessesOf, until } from './support/local-procs.js';
 
 const run = promisify(execFile);
 let root: string;
@@ -53,40 +54,14 @@ afterAll(async () => {
   }
   // The supervisors stop their Postgres by themselves; make sure, then clean up.
   for (const dir of dataDirs) {
-    if (!(await until(() => leftovers(dir).length === 0, 20_000))) {
-      for (const pid of leftovers(dir)) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+    if (!(await until(() => stackProcessesOf(dir).length === 0, 20_000))) {
+      for (const pid of stackProcessesOf(dir)) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
     }
   }
   await rm(root, { recursive: true, force: true });
 }, 60_000);
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until(check: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > end) return false;
-    await sleep(200);
-  }
-}
-
-/** Every process that belongs to this data directory: its supervisor and Postgres processes. */
-function leftovers(dir: string): number[] {
-  let real = dir;
-  try { real = realpathSync(path.join(dir, 'postgres')); } catch { /* not created */ }
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      let cwd = '';
-      try { cwd = readlinkSync(`/proc/${entry}/cwd`); } catch { /* gone or not ours to read */ }
-      if (cmdline.includes(path.join(dir, 'postgres')) || (cwd === real && cmdline.includes('postgres'))) pids.push(Number(entry));
-    } catch { /* gone */ }
-  }
-  return pids;
-}
 
 const npmStart = (extraEnv: NodeJS.ProcessEnv = {}) => startNpm({ ...env, ...extraEnv }, started);
 
@@ -119,8 +94,8 @@ function post(key: string, route: string, body: unknown) {
 
 /** Waits until nothing of this data directory runs any more and its port is closed. */
 async function expectNothingLeft(dir = dataDir, p = pgPort, ms = 10_000) {
-  const clean = await until(async () => leftovers(dir).length === 0 && !(await portOpen(p)), ms);
-  expect(clean ? [] : leftovers(dir)).toEqual([]);
+  const clean = await until(async () => stackProcessesOf(dir).length === 0 && !(await portOpen(p)), ms);
+  expect(clean ? [] : stackProcessesOf(dir)).toEqual([]);
   expect(clean).toBe(true);
 }
 
@@ -132,7 +107,7 @@ describe('local processes survive faults', () => {
     demoKey = demoKeyOf(first.out())!;
     expect(demoKey).toMatch(/^sk_live_/);
     expect((await post(demoKey, '/players/register', { pseudo: 'Survivor', email: 'survivor@example.test', password: 'motdepasse1' })).status).toBe(201);
-    expect(leftovers(dataDir).length).toBeGreaterThan(0);
+    expect(stackProcessesOf(dataDir).length).toBeGreaterThan(0);
 
     process.kill(await manettePid(), 'SIGKILL');
     await expectNothingLeft();

@@ -3,7 +3,7 @@
 // across the workers, Ctrl-C stops everything, and a kill -9 of the primary leaves no
 // worker serving. Real processes, bounded waits, no mocks.
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './support/net.js';
 import { npmStart as startNpm, portOpen } from './support/npm-start.js';
+import { sleep, stackProcessesOf, until } from './support/local-procs.js';
+import { processAlive } from '../api/local/procs.js';
 
 const RPS = 5;
 const BURST = 10;
@@ -52,49 +54,14 @@ afterAll(async () => {
   }
   for (const pid of seenWorkers) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
   // The supervisor stops its Postgres by itself once npm start is gone.
-  if (!(await until(() => postgresOf(dataDir).length === 0, 20_000))) {
-    for (const pid of postgresOf(dataDir)) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+  if (!(await until(() => stackProcessesOf(dataDir).length === 0, 20_000))) {
+    for (const pid of stackProcessesOf(dataDir)) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
   }
   await rm(root, { recursive: true, force: true });
 }, 60_000);
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until(check: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > end) return false;
-    await sleep(100);
-  }
-}
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^\d+ \(.*\) Z /.test(stat); // a zombie is not running
-  } catch {
-    return false;
-  }
-}
-
-/** The supervisor and Postgres processes of this data directory. */
-function postgresOf(dir: string): number[] {
-  let real = dir;
-  try { real = realpathSync(path.join(dir, 'postgres')); } catch { /* not created */ }
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      let cwd = '';
-      try { cwd = readlinkSync(`/proc/${entry}/cwd`); } catch { /* gone or not ours */ }
-      if (cmdline.includes(path.join(dir, 'postgres')) || (cwd === real && cmdline.includes('postgres'))) pids.push(Number(entry));
-    } catch { /* gone */ }
-  }
-  return pids;
-}
 
 interface Answer { status: number; worker: number }
 
@@ -168,7 +135,7 @@ describe('npm start with MANETTE_WORKERS=2', () => {
   it('replaces a worker killed with kill -9, and requests keep succeeding meanwhile', async () => {
     const [victim, survivor] = workers as [number, number];
     process.kill(victim, 'SIGKILL');
-    expect(await until(() => !alive(victim), 5_000)).toBe(true);
+    expect(await until(() => !processAlive(victim), 5_000)).toBe(true);
     // node:cluster limit: a connection the primary hands out in the moment between a
     // worker's death and the primary noticing it is lost (it hangs until the client gives
     // up). Once the primary has seen the exit (it logs it), every request is answered.
@@ -199,8 +166,8 @@ describe('npm start with MANETTE_WORKERS=2', () => {
     expect(ended).toBe(true);
     expect(await until(async () => !(await portOpen(port)), 5_000)).toBe(true);
     expect(existsSync(lock)).toBe(false);
-    expect(await until(async () => !(await portOpen(pgPort)) && postgresOf(dataDir).length === 0, 20_000)).toBe(true);
-    expect(workers.filter(alive)).toEqual([]);
+    expect(await until(async () => !(await portOpen(pgPort)) && stackProcessesOf(dataDir).length === 0, 20_000)).toBe(true);
+    expect(workers.filter(processAlive)).toEqual([]);
   });
 
   it('a kill -9 of the primary leaves no worker serving', async () => {
@@ -209,10 +176,10 @@ describe('npm start with MANETTE_WORKERS=2', () => {
     expect(again.size).toBe(2);
     const primary = await primaryPid();
     process.kill(primary, 'SIGKILL');
-    expect(await until(() => [...again].every((pid) => !alive(pid)), 10_000)).toBe(true);
+    expect(await until(() => [...again].every((pid) => !processAlive(pid)), 10_000)).toBe(true);
     expect(await portOpen(port)).toBe(false);
     // The supervisor stops Postgres once its parent is gone (api/local/supervisor.ts).
-    expect(await until(async () => !(await portOpen(pgPort)) && postgresOf(dataDir).length === 0, 20_000)).toBe(true);
+    expect(await until(async () => !(await portOpen(pgPort)) && stackProcessesOf(dataDir).length === 0, 20_000)).toBe(true);
     try { process.kill(-start.proc.pid!, 'SIGKILL'); } catch { /* gone */ }
   });
 });
