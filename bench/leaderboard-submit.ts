@@ -14,7 +14,7 @@ import pg from 'pg';
 import { startEmbeddedPostgres } from '../api/local/embedded.js';
 import { migrate } from '../api/db/migrate.js';
 import { applyGameFile } from '../api/config/apply.js';
-import { freePort } from './support.js';
+import { closedLoop, freePort } from './support.js';
 
 const { values: opts } = parseArgs({ options: { players: { type: 'string', default: '16' }, seconds: { type: 'string', default: '5' } } });
 const PLAYERS = Number(opts.players);
@@ -44,27 +44,6 @@ try {
   await admin.end();
 
   let value = 0; // shared, increasing: every submission improves its player's best
-  async function run(role: 'api' | 'admin', durable: boolean, statement: (p: typeof players[number]) => [string, unknown[]]) {
-    const clients = await Promise.all(players.map(async () => {
-      const c = new pg.Client({ connectionString: server.url, options: role === 'api' ? '-c role=manette_api' : undefined });
-      await c.connect();
-      await c.query(`set synchronous_commit = ${durable ? 'on' : 'off'}`);
-      return c;
-    }));
-    let done = 0;
-    const until = Date.now() + SECONDS * 1000;
-    const started = performance.now();
-    await Promise.all(clients.map(async (c, i) => {
-      while (Date.now() < until) {
-        const [text, values] = statement(players[i]!);
-        await c.query(text, values);
-        done++;
-      }
-    }));
-    const rate = done / ((performance.now() - started) / 1000);
-    await Promise.all(clients.map((c) => c.end()));
-    return rate;
-  }
   const submit = (p: typeof players[number]): [string, unknown[]] => [
     'select api.leaderboards_submit($1::jsonb, $2::jsonb)', [JSON.stringify({ key, token: p.token }), JSON.stringify({ id: 'score', valeur: ++value })]];
   const minimal = (p: typeof players[number]): [string, unknown[]] => [
@@ -77,9 +56,9 @@ try {
 
   const rows: string[][] = [];
   for (const durable of [false, true]) {
-    await run('api', durable, submit); // warm-up
-    const a = await run('api', durable, submit);
-    const b = await run('admin', durable, minimal);
+    await closedLoop(server.url, players, { role: 'api', durable, seconds: SECONDS }, submit); // warm-up
+    const a = await closedLoop(server.url, players, { role: 'api', durable, seconds: SECONDS }, submit);
+    const b = await closedLoop(server.url, players, { role: 'admin', durable, seconds: SECONDS }, minimal);
     rows.push([`api.leaderboards_submit (${PLAYERS} players, ${durable ? 'durable' : 'commits not flushed'})`, a.toFixed(0), b.toFixed(0), (a / b).toFixed(2)]);
   }
   const header = ['path', 'submits/s', 'limit/s', 'ratio'];

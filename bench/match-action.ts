@@ -16,7 +16,7 @@ import pg from 'pg';
 import { startEmbeddedPostgres } from '../api/local/embedded.js';
 import { migrate } from '../api/db/migrate.js';
 import { applyGameFile } from '../api/config/apply.js';
-import { freePort } from './support.js';
+import { closedLoop, freePort } from './support.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -58,28 +58,6 @@ try {
   }
   await api.end();
 
-  /** C connections in a closed loop for SECONDS; returns statements per second. */
-  async function run(role: 'api' | 'admin', durable: boolean, statement: (m: typeof matches[number], n: number) => [string, unknown[]]) {
-    const clients = await Promise.all(matches.map(async () => {
-      const c = new pg.Client({ connectionString: server.url, options: role === 'api' ? '-c role=manette_api' : undefined });
-      await c.connect();
-      await c.query(`set synchronous_commit = ${durable ? 'on' : 'off'}`);
-      return c;
-    }));
-    let done = 0;
-    const until = Date.now() + SECONDS * 1000;
-    const started = performance.now();
-    await Promise.all(clients.map(async (c, i) => {
-      for (let n = 0; Date.now() < until; n++) {
-        const [text, values] = statement(matches[i]!, n);
-        await c.query(text, values);
-        done++;
-      }
-    }));
-    const rate = done / ((performance.now() - started) / 1000);
-    await Promise.all(clients.map((c) => c.end()));
-    return rate;
-  }
 
   const action = (m: typeof matches[number], n: number): [string, unknown[]] => [
     'select api.match_action($1::jsonb, $2::jsonb)',
@@ -101,9 +79,9 @@ try {
 
   const rows: string[][] = [];
   for (const durable of [false, true]) {
-    await run('api', durable, action); // warm-up (plans, caches)
-    const a = await run('api', durable, action);
-    const b = await run('admin', durable, minimal);
+    await closedLoop(server.url, matches, { role: 'api', durable, seconds: SECONDS }, action); // warm-up (plans, caches)
+    const a = await closedLoop(server.url, matches, { role: 'api', durable, seconds: SECONDS }, action);
+    const b = await closedLoop(server.url, matches, { role: 'admin', durable, seconds: SECONDS }, minimal);
     rows.push([`api.match_action (${opts.rules}, ${MATCHES} matches, ${durable ? 'durable' : 'commits not flushed'})`,
       a.toFixed(0), b.toFixed(0), (a / b).toFixed(2)]);
   }

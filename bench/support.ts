@@ -1,6 +1,7 @@
 // Small helpers shared by the benchmark scripts.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import pg from 'pg';
 
 export { freePort } from '../test/support/net.js';
 
@@ -40,4 +41,34 @@ export function startManette(env: NodeJS.ProcessEnv): { proc: ChildProcess; base
     proc.on('exit', (code) => reject(new Error(`API process exited ${code}:\n${out}`)));
   });
   return { proc, base };
+}
+
+/**
+ * One connection per item in a closed loop for `seconds`: each sends `statement(item, n)`
+ * again as soon as the previous one answered. As the façade's role (`api`) or as the
+ * URL's user (`admin`), commits flushed or not. Returns statements per second.
+ */
+export async function closedLoop<T>(
+  databaseUrl: string, items: T[], opts: { role: 'api' | 'admin'; durable: boolean; seconds: number },
+  statement: (item: T, n: number) => [string, unknown[]],
+): Promise<number> {
+  const clients = await Promise.all(items.map(async () => {
+    const c = new pg.Client({ connectionString: databaseUrl, options: opts.role === 'api' ? '-c role=manette_api' : undefined });
+    await c.connect();
+    await c.query(`set synchronous_commit = ${opts.durable ? 'on' : 'off'}`);
+    return c;
+  }));
+  let done = 0;
+  const until = Date.now() + opts.seconds * 1000;
+  const started = performance.now();
+  await Promise.all(clients.map(async (c, i) => {
+    for (let n = 0; Date.now() < until; n++) {
+      const [text, values] = statement(items[i]!, n);
+      await c.query(text, values);
+      done++;
+    }
+  }));
+  const rate = done / ((performance.now() - started) / 1000);
+  await Promise.all(clients.map((c) => c.end()));
+  return rate;
 }
