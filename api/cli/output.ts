@@ -1,7 +1,7 @@
 // How every command answers: text for a person, or with --json one JSON document on
 // stdout in the API's envelope ({"ok": true, "data": ...} / {"ok": false, "error", "message"}).
 // Errors are said in the user's language; exit code 1 on any failure.
-import pg from 'pg';
+import { asAdmin } from '../db/admin.js';
 import { detailMessageFor, messageFor, type Lang } from '../http/messages.js';
 import type { Settings } from '../config/settings.js';
 import { readSettings } from '../config/settings.js';
@@ -97,15 +97,8 @@ export function textFields(fields: [label: string, value: string | number | null
  * database (never migrated behind a studio's back), as the manette_admin role; returns r.
  */
 export async function adminCall<T>(ctx: CommandContext, text: string, values: unknown[]): Promise<T> {
-  return withDatabase(ctx.settings(), ctx.project, ctx.lang, { migrateDatabaseUrl: false }, async (url) => {
-    const client = new pg.Client({ connectionString: url, options: '-c role=manette_admin' });
-    await client.connect();
-    try {
-      return (await client.query(text, values)).rows[0].r as T;
-    } finally {
-      await client.end();
-    }
-  });
+  return withDatabase(ctx.settings(), ctx.project, ctx.lang, { migrateDatabaseUrl: false },
+    (url) => asAdmin(url, async (client) => (await client.query(text, values)).rows[0].r as T));
 }
 
 /** The help of the admin commands' --json option. */

@@ -1,7 +1,7 @@
 // `manette apply`: validate a game file, then create or update the game in one call of
 // manette_admin.apply_game (as the manette_admin role). Nothing is written on a bad file.
 import { readFile } from 'node:fs/promises';
-import pg from 'pg';
+import { asAdmin } from '../db/admin.js';
 import { parseGameConfig } from './game-config.js';
 import { newApiKey } from '../security/tokens.js';
 import type { Lang } from '../http/messages.js';
@@ -32,22 +32,10 @@ export async function readGameFile(file: string, lang: Lang = 'fr') {
 
 export async function applyGameFile(databaseUrl: string, file: string, lang: Lang = 'fr'): Promise<ApplyResult> {
   const config = await readGameFile(file, lang);
-  const client = new pg.Client({ connectionString: databaseUrl, options: '-c role=manette_admin' });
-  await client.connect();
-  try {
-    const { rows } = await client.query('select manette_admin.apply_game($1::jsonb, $2) as r', [JSON.stringify(config), newApiKey()]);
-    return rows[0].r as ApplyResult;
-  } finally {
-    await client.end();
-  }
+  return asAdmin(databaseUrl, async (client) =>
+    (await client.query('select manette_admin.apply_game($1::jsonb, $2) as r', [JSON.stringify(config), newApiKey()])).rows[0].r as ApplyResult);
 }
 
 export async function gameCount(databaseUrl: string): Promise<number> {
-  const client = new pg.Client({ connectionString: databaseUrl, options: '-c role=manette_admin' });
-  await client.connect();
-  try {
-    return Number((await client.query('select manette_admin.game_count() as n')).rows[0].n);
-  } finally {
-    await client.end();
-  }
+  return asAdmin(databaseUrl, async (client) => Number((await client.query('select manette_admin.game_count() as n')).rows[0].n));
 }
