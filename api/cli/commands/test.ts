@@ -4,13 +4,13 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
 import pg from 'pg';
 import { migrate } from '../../db/migrate.js';
 import { startEmbeddedPostgres } from '../../local/embedded.js';
+import { freePort } from '../../local/net.js';
 import { installPgTap, runTapFile } from '../../local/pgtap.js';
 import { CliError } from '../database.js';
 import { say } from '../locale.js';
@@ -24,15 +24,6 @@ async function sqlFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries.filter((e) => e.isFile() && e.name.endsWith('.sql'))
     .map((e) => path.join(e.parentPath, e.name)).sort();
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export function registerTest(program: Command, ctx: CommandContext): void {
