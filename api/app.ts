@@ -21,6 +21,9 @@ export const BODY_LIMIT = '2mb';
 export function createApp(deps: Deps, logger: Logger): express.Express {
   const app = express();
   app.disable('x-powered-by');
+  // API answers depend on the key and the player: no ETag hashing of every body (the
+  // SDK's files keep theirs, from serve-static).
+  app.set('etag', false);
   app.set('trust proxy', deps.settings.TRUST_PROXY);
 
   app.use(requestLog(logger));
@@ -69,7 +72,19 @@ export function createApp(deps: Deps, logger: Logger): express.Express {
   api.get('/openapi.json', (_req, res) => { res.json(openapi); });
   api.use('/docs', docsRouter(`${BASE_PATH}/openapi.json`));
 
-  for (const route of routes) api[route.method](route.path, handle(route, deps, knownKeys));
+  // One router per resource (/players, /shop, ...): a request is matched against its
+  // resource's few routes, not against all of them in turn.
+  const resources = new Map<string, express.Router>();
+  for (const route of routes) {
+    const resource = route.path.split('/')[1]!;
+    let router = resources.get(resource);
+    if (!router) {
+      router = express.Router();
+      resources.set(resource, router);
+      api.use(`/${resource}`, router);
+    }
+    router[route.method](route.path.slice(resource.length + 1) || '/', handle(route, deps, knownKeys));
+  }
 
   mountStaticAssets(app, BASE_PATH);
   app.use(BASE_PATH, api);
@@ -106,8 +121,11 @@ function handle(route: RouteDef<unknown, unknown, unknown>, deps: Deps, knownKey
       if (key && route.auth !== 'public') knownKeys.add(key);
       if (result instanceof ApiJson) {
         // The database's text as it is, `ok` spliced in: no parse and serialize again here.
-        res.status(route.status ?? 200).type('application/json')
-          .send(result.text === '{}' ? '{"ok":true}' : `{"ok":true,${result.text.slice(1)}`);
+        const text = result.text === '{}' ? '{"ok":true}' : `{"ok":true,${result.text.slice(1)}`;
+        res.statusCode = route.status ?? 200;
+        res.setHeader('Content-Type', 'application/json; charset=utf-8');
+        res.setHeader('Content-Length', Buffer.byteLength(text));
+        res.end(text);
         return;
       }
       const reply = result instanceof Reply ? result : new Reply(route.status ?? 200, result);
@@ -235,9 +253,10 @@ function rateLimit(deps: Deps, knownKeys: KnownKeys) {
   const unknownKeysPerAddress = bursty('unknown-key');
   return async (req: Request, _res: Response, next: NextFunction) => {
     const key = req.get('x-api-key') ?? '-';
+    const ip = req.ip ?? '-';
     try {
-      if (!knownKeys.has(key)) await unknownKeysPerAddress.consume(req.ip ?? '-');
-      await perKey.consume(`${key}|${req.ip}`);
+      if (!knownKeys.has(key)) await unknownKeysPerAddress.consume(ip);
+      await perKey.consume(`${key}|${ip}`);
       next();
     } catch (rejection) {
       if (rejection instanceof RateLimiterRes) {

@@ -4,7 +4,8 @@
 // in MANETTE_WORKERS worker processes sharing the port (api/workers.ts).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { createLogger } from './logger.js';
 import type { Settings } from './config/settings.js';
 import { migrate } from './db/migrate.js';
 import { callApi, createPool, type Pool } from './db/pool.js';
@@ -54,7 +55,7 @@ export function realtimeKeyCheck(pool: Pool) {
 }
 
 export async function startService(
-  settings: Settings, logger: Logger = pino({ level: settings.LOG_LEVEL }), opts: StartOptions = {},
+  settings: Settings, logger: Logger = createLogger(settings.LOG_LEVEL), opts: StartOptions = {},
 ): Promise<Service> {
   const cleanups: (() => Promise<unknown>)[] = [];
   const close = async () => {

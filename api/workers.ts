@@ -15,7 +15,8 @@ import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type http from 'node:http';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { createLogger } from './logger.js';
 import { readSettings, type Settings } from './config/settings.js';
 import { createPool } from './db/pool.js';
 import { buildFacade, supabaseRealtime } from './app-factory.js';
@@ -138,7 +139,7 @@ export async function runWorker(): Promise<void> {
     MANETTE_DB_POOL_SIZE: config.poolSize,
     MANETTE_HASH_PARALLELISM: config.hashParallelism,
   };
-  const logger = pino({ level: settings.LOG_LEVEL });
+  const logger = createLogger(settings.LOG_LEVEL);
 
   let server: http.Server | undefined;
   let pool: ReturnType<typeof createPool> | undefined;

@@ -1,12 +1,27 @@
 // The limit the façade is measured against (bench/facade.ts): a bare node:http server
 // making the same SQL call per request as the façade, with the same pool and connection
 // settings, and nothing else (no validation, logs, CORS, rate limits). Not a server to use.
-//   node bin/run-ts.js bench/bare-server.ts <database url> <port>
+// With a process count above 1, that many processes share the port (node:cluster), as
+// `manette start` runs MANETTE_WORKERS façade processes.
+//   node bin/run-ts.js bench/bare-server.ts <database url> <port> [processes]
+import cluster from 'node:cluster';
 import http from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { callApi, createPool } from '../api/db/pool.js';
 
-const [databaseUrl, port] = process.argv.slice(2);
-const pool = createPool(databaseUrl!, { role: 'manette_api', max: 20 });
+const [databaseUrl, port, processes = '1'] = process.argv.slice(2);
+if (cluster.isPrimary && Number(processes) > 1) {
+  // Each process runs this file again through tsx, with its share of the pool (as workers do).
+  cluster.setupPrimary({ exec: fileURLToPath(new URL('../bin/run-ts.js', import.meta.url)), args: [fileURLToPath(import.meta.url), ...process.argv.slice(2)] });
+  let listening = 0;
+  for (let i = 0; i < Number(processes); i++) {
+    cluster.fork().on('listening', () => { if (++listening === Number(processes)) process.send?.('ready'); });
+  }
+  process.on('SIGTERM', () => { for (const w of Object.values(cluster.workers ?? {})) w?.kill(); process.exit(0); });
+} else serve();
+
+function serve() {
+const pool = createPool(databaseUrl!, { role: 'manette_api', max: Math.ceil(20 / Number(processes)) });
 
 const send = (res: http.ServerResponse, status: number, body: unknown) => {
   const text = JSON.stringify(body);
@@ -40,4 +55,5 @@ http.createServer((req, res) => {
       send(res, 500, { ok: false, error: String((err as Error).message) });
     }
   });
-}).listen(Number(port), '127.0.0.1', () => process.send?.('ready'));
+}).listen(Number(port), '127.0.0.1', () => { if (cluster.isPrimary) process.send?.('ready'); });
+}

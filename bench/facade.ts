@@ -1,12 +1,14 @@
-// The façade against its limit, in one run: `manette start` (one API process, logs,
+// The façade against its limit, in one run: `manette start` (logs,
 // CORS, rate limits, validation all on) and a bare node:http + pg server making the same
 // SQL call (bench/bare-server.ts), on the same throwaway Postgres 17, under the same load
 // (autocannon, keep-alive connections, closed loop), for GET /shop/articles,
 // GET /leaderboards/:id/scores and POST /match/action (rules libre, commits not flushed).
-//   node bin/run-ts.js bench/facade.ts [--seconds 5] [--connections 16] [--matches 20]
+// Twice: one process on each side (what one façade process costs per request), then one
+// per core on each side (MANETTE_WORKERS' default, the bare server under node:cluster).
+//   node bin/run-ts.js bench/facade.ts [--seconds 5] [--connections 16] [--matches 20] [--processes 1,2]
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -21,17 +23,25 @@ const { values: opts } = parseArgs({
     seconds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '16' },
     matches: { type: 'string', default: '20' },
+    processes: { type: 'string', default: `1,${availableParallelism()}` },
   },
 });
 const SECONDS = Number(opts.seconds);
 const CONNECTIONS = Number(opts.connections);
 const MATCHES = Number(opts.matches);
+const PROCESSES = [...new Set(opts.processes.split(',').map(Number))];
 const ROOT = path.resolve(import.meta.dirname, '..');
 
 const dir = await mkdtemp(path.join(tmpdir(), 'manette-bench-facade-'));
 await chmod(dir, 0o755);
 const children: ChildProcess[] = [];
 const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: false });
+
+function stopChild(c: ChildProcess): Promise<unknown> | undefined {
+  if (c.exitCode !== null || c.signalCode !== null) return undefined;
+  c.kill('SIGTERM');
+  return new Promise((r) => { c.once('exit', r); setTimeout(r, 10_000).unref(); });
+}
 
 async function waitForHttp(url: string, child: ChildProcess) {
   for (const until = Date.now() + 60_000; Date.now() < until;) {
@@ -70,24 +80,34 @@ try {
   }
   await api.end();
 
-  // The façade, as `npm start` runs it on DATABASE_URL (one process); logs to a file.
-  const facadePort = await freePort();
-  const log = await open(path.join(dir, 'facade.log'), 'w');
-  const facade = spawn(process.execPath, [path.join(ROOT, 'bin', 'manette.js'), 'start'], {
-    cwd: ROOT, stdio: ['ignore', log.fd, log.fd],
-    env: {
-      ...process.env, DATABASE_URL: server.url, PORT: String(facadePort), HOST: '127.0.0.1', MANETTE_WORKERS: '1',
-      MANETTE_DATA_DIR: path.join(dir, 'data'), MANETTE_RATE_LIMIT_RPS: '1000000', MANETTE_RATE_LIMIT_BURST: '1000000',
-      // Supabase Realtime's settings: no local stand-in in this process (the bare server has none either).
-      MANETTE_REALTIME_URL: 'ws://127.0.0.1:1/realtime/v1', MANETTE_REALTIME_JWT_SECRET: 'b'.repeat(40), LOG_LEVEL: 'info',
-    },
-  });
-  children.push(facade);
-  const barePort = await freePort();
-  const bare = fork(path.join(ROOT, 'bin', 'run-ts.js'), [path.join(ROOT, 'bench', 'bare-server.ts'), server.url, String(barePort)], { stdio: 'ignore' });
-  children.push(bare);
-  await waitForHttp(`http://127.0.0.1:${facadePort}/health`, facade);
-  await waitForHttp(`http://127.0.0.1:${barePort}/nothing`, bare);
+  // The façade as `npm start` runs it on DATABASE_URL, with `processes` API processes
+  // (MANETTE_WORKERS; logs to a file), and the bare server with as many processes.
+  async function startServers(processes: number) {
+    const facadePort = await freePort();
+    const log = await open(path.join(dir, `facade-${processes}.log`), 'w');
+    const facade = spawn(process.execPath, [path.join(ROOT, 'bin', 'manette.js'), 'start'], {
+      cwd: ROOT, stdio: ['ignore', log.fd, log.fd],
+      env: {
+        ...process.env, DATABASE_URL: server.url, PORT: String(facadePort), HOST: '127.0.0.1', MANETTE_WORKERS: String(processes),
+        MANETTE_DATA_DIR: path.join(dir, `data-${processes}`), MANETTE_RATE_LIMIT_RPS: '1000000', MANETTE_RATE_LIMIT_BURST: '1000000',
+        // Supabase Realtime's settings: no local stand-in in this process (the bare server has none either).
+        MANETTE_REALTIME_URL: 'ws://127.0.0.1:1/realtime/v1', MANETTE_REALTIME_JWT_SECRET: 'b'.repeat(40), LOG_LEVEL: 'info',
+      },
+    });
+    children.push(facade);
+    const barePort = await freePort();
+    const bare = fork(path.join(ROOT, 'bin', 'run-ts.js'), [path.join(ROOT, 'bench', 'bare-server.ts'), server.url, String(barePort), String(processes)], { stdio: 'ignore' });
+    children.push(bare);
+    await waitForHttp(`http://127.0.0.1:${facadePort}/health`, facade);
+    await waitForHttp(`http://127.0.0.1:${barePort}/nothing`, bare);
+    return {
+      facadePort, barePort,
+      async stop() {
+        await Promise.all([facade, bare].map(stopChild));
+        await log.close();
+      },
+    };
+  }
 
   const paths: { name: string; request: (n: number) => autocannon.Request }[] = [
     { name: 'GET /shop/articles', request: () => ({ method: 'GET', path: '/api/public/v1/shop/articles', headers: { 'x-api-key': key } }) },
@@ -114,21 +134,23 @@ try {
     return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
   }
 
-  const header = ['path', 'façade req/s', 'bare req/s', 'ratio', 'façade p50/p99 ms', 'bare p50/p99 ms'];
+  const header = ['path', 'processes', 'façade req/s', 'bare req/s', 'ratio', 'façade p50/p99 ms', 'bare p50/p99 ms'];
   const rows: string[][] = [];
-  for (const p of paths) {
-    await measure(facadePort, p); // warm-up (JIT, plans, pool)
-    await measure(barePort, p);
-    const [f, b] = [await measure(facadePort, p), await measure(barePort, p)];
-    rows.push([p.name, f.rps.toFixed(0), b.rps.toFixed(0), (f.rps / b.rps).toFixed(2), `${f.p50}/${f.p99}`, `${b.p50}/${b.p99}`]);
+  for (const processes of PROCESSES) {
+    const { facadePort, barePort, stop } = await startServers(processes);
+    for (const p of paths) {
+      await measure(facadePort, p); // warm-up (JIT, plans, pool)
+      await measure(barePort, p);
+      const [f, b] = [await measure(facadePort, p), await measure(barePort, p)];
+      rows.push([p.name, String(processes), f.rps.toFixed(0), b.rps.toFixed(0), (f.rps / b.rps).toFixed(2), `${f.p50}/${f.p99}`, `${b.p50}/${b.p99}`]);
+    }
+    await stop();
   }
   const widths = header.map((_, i) => Math.max(...[header, ...rows].map((r) => r[i]!.length)));
   for (const r of [header, ...rows]) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join('  '));
   console.log(`${CONNECTIONS} connections, ${SECONDS} s per measure; load average: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  await log.close();
 } finally {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
-  await Promise.all(children.map((c) => (c.exitCode !== null ? undefined : new Promise((r) => { c.once('exit', r); setTimeout(r, 10_000).unref(); }))));
+  await Promise.all(children.map(stopChild));
   await server.stop();
   await rm(dir, { recursive: true, force: true });
 }

@@ -28,12 +28,11 @@ export function requestLog(logger: Logger) {
       res: { statusCode: res.statusCode },
       responseTime: Math.round(performance.now() - started),
     });
-    res.once('finish', () => {
-      if (res.statusCode >= 500) logger.error(line(), 'request errored');
-      else logger.info(line(), 'request completed');
-    });
+    // 'close' comes once, just after 'finish' or without it when the client left first.
     res.once('close', () => {
       if (!res.writableFinished) logger.warn(line(), 'request aborted');
+      else if (res.statusCode >= 500) logger.error(line(), 'request errored');
+      else logger.info(line(), 'request completed');
     });
     next();
   };

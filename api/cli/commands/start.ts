@@ -4,7 +4,7 @@
 // Realtime, the API, the SDK and the web demo.
 import path from 'node:path';
 import type { Command } from 'commander';
-import { pino } from 'pino';
+import { createLogger } from '../../logger.js';
 import { reportEmbeddedPostgresTo } from '../../local/embedded.js';
 import { claimInstance } from '../../local/instance.js';
 import { startService } from '../../server.js';
@@ -19,7 +19,7 @@ export function registerStart(program: Command, ctx: CommandContext): void {
       : 'start the service (embedded Postgres unless DATABASE_URL is set)')
     .action(async () => {
       const settings = ctx.settings();
-      const logger = pino({ level: settings.LOG_LEVEL });
+      const logger = createLogger(settings.LOG_LEVEL);
       const lock = await claimInstance(settings.MANETTE_DATA_DIR);
       if (!('release' in lock)) {
         console.error(say({
