@@ -4,7 +4,7 @@
 // `action`: C connections (one per match) call api.match_action as the façade does (as
 // manette_api, one call per action, two players taking turns). `minimal`: the same
 // connections run the smallest transaction doing the same writes, in one statement: update
-// the match row, insert the history row, two realtime.send (the `action` and `etat`
+// the match row (its last history number too), insert the history row, two realtime.send (the `action` and `etat`
 // events), no authentication, no rules, no RLS (as superuser). Both with commits not
 // flushed (synchronous_commit off) and durable (on; fsync on). Prints actions/s and the
 // ratio action / minimal for each.
@@ -65,11 +65,12 @@ try {
   ];
   const minimal = (m: typeof matches[number], n: number): [string, unknown[]] => [
     `with moved as (
-       update manette.matches set board = $2::jsonb, turn_number = turn_number + 1, updated_at = clock_timestamp()
-       where id = $1 returning id, game_id, turn_number, board),
+       update manette.matches set board = $2::jsonb, turn_number = turn_number + 1, updated_at = clock_timestamp(),
+         last_action_seq = last_action_seq + 1
+       where id = $1 returning id, game_id, turn_number, board, last_action_seq),
      logged as (
        insert into manette.match_actions (match_id, seq, game_id, player_id, action, data, turn_number)
-       select id, coalesce((select max(a.seq) from manette.match_actions a where a.match_id = $1), 0) + 1, game_id, null, 'jouer', $2::jsonb, turn_number
+       select id, last_action_seq, game_id, null, 'jouer', $2::jsonb, turn_number
        from moved)
      select realtime.send(jsonb_build_object('action', 'jouer', 'donnees', $2::jsonb), 'action', 'manette_partie_' || id, true),
             realtime.send(jsonb_build_object('etat_plateau', board, 'numero_tour', turn_number), 'etat', 'manette_partie_' || id, true)

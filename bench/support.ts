@@ -54,6 +54,8 @@ export async function closedLoop<T>(
 ): Promise<number> {
   const clients = await Promise.all(items.map(async () => {
     const c = new pg.Client({ connectionString: databaseUrl, options: opts.role === 'api' ? '-c role=manette_api' : undefined });
+    // A failed statement ends the run and the server; the others' lost connections must not hide it.
+    c.on('error', () => {});
     await c.connect();
     await c.query(`set synchronous_commit = ${opts.durable ? 'on' : 'off'}`);
     return c;
