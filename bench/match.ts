@@ -26,7 +26,7 @@ import { RealtimeClient, type RealtimeClientOptions } from '@supabase/realtime-j
 import { startEmbeddedPostgres } from '../api/local/embedded.js';
 import { migrate } from '../api/db/migrate.js';
 import { applyGameFile } from '../api/config/apply.js';
-import { freePort, pool, percentile, startManette } from './support.js';
+import { cpuByGroup, cpuSnapshot, freePort, pool, percentile, startManette } from './support.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -168,12 +168,25 @@ try {
   });
 
   const load = loadavg()[0]!;
+  const cpuBefore = cpuSnapshot();
   started = performance.now();
   for (const match of matches) void play(match, 0, 1);
   const timeout = setTimeout(() => { console.error('not finished after 300 s'); process.exitCode = 1; for (const m of matches) m.finish(); }, 300_000);
   await Promise.all(matches.map((m) => m.done));
   clearTimeout(timeout);
   const elapsed = endedAt - started;
+  // Where the machine's CPU went during the moves, per accepted action (Linux /proc).
+  const cpu = cpuByGroup(cpuBefore, cpuSnapshot(), (pid, cmd) => {
+    if (pid === process.pid) return 'load generator (this process: fetch, realtime-js)';
+    if (cmd.startsWith('postgres')) return 'Postgres';
+    if (cmd.includes('manette-worker.js')) return 'API workers';
+    if (cmd.includes('manette.js start')) return 'API primary (local Realtime, shared rate limits)';
+    return undefined;
+  });
+  const cpuTotal = [...cpu.values()].reduce((a, b) => a + b, 0);
+  const cpuLine = cpu.size === 0 ? 'CPU per action: not measured (no /proc)'
+    : `CPU per action, ms: ${[...cpu].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${((v * 1000) / accepted).toFixed(2)}`).join(', ')}; `
+      + `in all ${((cpuTotal * 1000) / accepted).toFixed(2)} (${((100 * cpuTotal) / ((elapsed / 1000) * cpus().length)).toFixed(0)} % of the ${cpus().length} cores during the moves)`;
 
   // The price of authorization, one at a time (nothing else running now).
   const priced = { private: [] as number[], public: [] as number[] };
@@ -233,6 +246,7 @@ try {
     `join during setup (16 at once), private:   ${line([...joinLatency.private].slice(0, 2 * MATCHES).sort((a, b) => a - b))}`,
     `join one at a time, public (no authorization): ${line([...priced.public].sort((a, b) => a - b))}`,
     `join one at a time, private (RLS policies run): ${line([...priced.private].sort((a, b) => a - b))}`,
+    cpuLine,
     `per event in Postgres: realtime_send alone ${sendOnly.toFixed(1)} µs, manette.broadcast ${broadcast.toFixed(1)} µs`,
     `database check: ${JSON.stringify(check)}`,
     `failed requests: ${failed}`,

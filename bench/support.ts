@@ -1,5 +1,6 @@
 // Small helpers shared by the benchmark scripts.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 
@@ -73,4 +74,35 @@ export async function closedLoop<T>(
   const rate = done / ((performance.now() - started) / 1000);
   await Promise.all(clients.map((c) => c.end()));
   return rate;
+}
+
+/** CPU seconds used so far by every process of the machine (Linux /proc), with its command line. */
+export function cpuSnapshot(): Map<number, { cpu: number; cmd: string }> {
+  const out = new Map<number, { cpu: number; cmd: string }>();
+  let pids: string[];
+  try { pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p)); } catch { return out; }
+  const ticks = 100; // USER_HZ, 100 on Linux
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const cpu = (Number(fields[11]) + Number(fields[12])) / ticks;   // utime + stime
+      out.set(Number(pid), { cpu, cmd: readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ') });
+    } catch { /* gone meanwhile */ }
+  }
+  return out;
+}
+
+/** CPU seconds per group between two snapshots; `group` names a process's group, or undefined to leave it out. */
+export function cpuByGroup(
+  before: Map<number, { cpu: number; cmd: string }>, after: Map<number, { cpu: number; cmd: string }>,
+  group: (pid: number, cmd: string) => string | undefined,
+): Map<string, number> {
+  const sums = new Map<string, number>();
+  for (const [pid, { cpu, cmd }] of after) {
+    const name = group(pid, cmd);
+    if (name === undefined) continue;
+    sums.set(name, (sums.get(name) ?? 0) + cpu - (before.get(pid)?.cpu ?? 0));
+  }
+  return sums;
 }
