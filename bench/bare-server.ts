@@ -2,14 +2,17 @@
 // making the same SQL call per request as the façade, with the same pool and connection
 // settings, and nothing else (no validation, logs, CORS, rate limits). Not a server to use.
 // With a process count above 1, that many processes share the port (node:cluster), as
-// `manette start` runs MANETTE_WORKERS façade processes.
-//   node bin/run-ts.js bench/bare-server.ts <database url> <port> [processes]
+// `manette start` runs MANETTE_WORKERS façade processes. `express`: the same calls served
+// by a bare Express 5 app (its router and express.json() only), to show Express's own share.
+//   node bin/run-ts.js bench/bare-server.ts <database url> <port> [processes] [node|express]
 import cluster from 'node:cluster';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
+import express from 'express';
 import { callApi, createPool } from '../api/db/pool.js';
 
-const [databaseUrl, port, processes = '1'] = process.argv.slice(2);
+const [databaseUrl, port, processes = '1', kind = 'node'] = process.argv.slice(2);
+
 if (cluster.isPrimary && Number(processes) > 1) {
   // Each process runs this file again through tsx, with its share of the pool (as workers do).
   cluster.setupPrimary({ exec: fileURLToPath(new URL('../bin/run-ts.js', import.meta.url)), args: [fileURLToPath(import.meta.url), ...process.argv.slice(2)] });
@@ -18,35 +21,35 @@ if (cluster.isPrimary && Number(processes) > 1) {
     cluster.fork().on('listening', () => { if (++listening === Number(processes)) process.send?.('ready'); });
   }
   process.on('SIGTERM', () => { for (const w of Object.values(cluster.workers ?? {})) w?.kill(); process.exit(0); });
-} else serve();
+} else {
+  serve();
+}
 
 function serve() {
-const pool = createPool(databaseUrl!, { role: 'manette_api', max: Math.ceil(20 / Number(processes)) });
+  const pool = createPool(databaseUrl!, { role: 'manette_api', max: Math.ceil(20 / Number(processes)) });
 
-const send = (res: http.ServerResponse, status: number, body: unknown) => {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-};
+  const send = (res: http.ServerResponse, status: number, body: unknown) => {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  };
 
-http.createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', async () => {
-    const url = new URL(req.url ?? '/', 'http://x');
+  // The three calls, from a request's method, path, query, headers and body.
+  const handle = async (method: string, pathname: string, query: URLSearchParams, headers: http.IncomingHttpHeaders,
+    body: () => unknown, res: http.ServerResponse) => {
     const ctx = {
-      key: req.headers['x-api-key'] as string | undefined, token: req.headers['x-player-token'] as string | undefined,
-      origin: undefined, base_url: `http://${req.headers.host}`,
+      key: headers['x-api-key'] as string | undefined, token: headers['x-player-token'] as string | undefined,
+      origin: undefined, base_url: `http://${headers.host}`,
     };
     try {
       let result: Record<string, unknown>;
-      const scores = /^\/api\/public\/v1\/leaderboards\/([^/]+)\/scores$/.exec(url.pathname);
-      if (url.pathname === '/api/public/v1/shop/articles') {
+      const scores = /^\/api\/public\/v1\/leaderboards\/([^/]+)\/scores$/.exec(pathname);
+      if (pathname === '/api/public/v1/shop/articles') {
         result = await callApi(pool, 'shop_articles', ctx);
       } else if (scores) {
-        result = await callApi(pool, 'leaderboards_scores', ctx, { id: decodeURIComponent(scores[1]!), limit: Number(url.searchParams.get('limit') ?? 10) });
-      } else if (url.pathname === '/api/public/v1/match/action' && req.method === 'POST') {
-        result = await callApi(pool, 'match_action', ctx, JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        result = await callApi(pool, 'leaderboards_scores', ctx, { id: decodeURIComponent(scores[1]!), limit: Number(query.get('limit') ?? 10) });
+      } else if (pathname === '/api/public/v1/match/action' && method === 'POST') {
+        result = await callApi(pool, 'match_action', ctx, body());
       } else {
         return send(res, 404, { ok: false, error: 'not_found' });
       }
@@ -54,6 +57,29 @@ http.createServer((req, res) => {
     } catch (err) {
       send(res, 500, { ok: false, error: String((err as Error).message) });
     }
-  });
-}).listen(Number(port), '127.0.0.1', () => { if (cluster.isPrimary) process.send?.('ready'); });
+  };
+
+  let server: http.Server;
+  if (kind === 'express') {
+    const app = express();
+    app.use(express.json());
+    const route = (req: express.Request, res: express.Response) =>
+      handle(req.method, req.path, new URLSearchParams(req.url.split('?')[1] ?? ''), req.headers, () => req.body, res);
+    app.get('/api/public/v1/shop/articles', route);
+    app.get('/api/public/v1/leaderboards/:id/scores', route);
+    app.post('/api/public/v1/match/action', route);
+    app.use((_req, res) => send(res, 404, { ok: false, error: 'not_found' }));
+    server = http.createServer(app);
+  } else {
+    server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const url = new URL(req.url ?? '/', 'http://x');
+        void handle(req.method ?? 'GET', url.pathname, url.searchParams, req.headers,
+          () => JSON.parse(Buffer.concat(chunks).toString('utf8')), res);
+      });
+    });
+  }
+  server.listen(Number(port), '127.0.0.1', () => { if (cluster.isPrimary) process.send?.('ready'); });
 }

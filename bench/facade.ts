@@ -5,6 +5,9 @@
 // GET /leaderboards/:id/scores and POST /match/action (rules libre, commits not flushed).
 // Twice: one process on each side (what one façade process costs per request), then one
 // per core on each side (MANETTE_WORKERS' default, the bare server under node:cluster).
+// Beside them, "Express alone": the bare server's calls served by an Express 5 app with
+// nothing but its router and express.json() (bench/bare-server.ts express), the share of
+// the gap that is Express's own before any of the façade's middleware.
 //   node bin/run-ts.js bench/facade.ts [--seconds 5] [--connections 16] [--matches 20] [--processes 1,2]
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
@@ -95,15 +98,20 @@ try {
       },
     });
     children.push(facade);
-    const barePort = await freePort();
-    const bare = fork(path.join(ROOT, 'bin', 'run-ts.js'), [path.join(ROOT, 'bench', 'bare-server.ts'), server.url, String(barePort), String(processes)], { stdio: 'ignore' });
-    children.push(bare);
+    const bareServer = async (kind: 'node' | 'express') => {
+      const barePort = await freePort();
+      const child = fork(path.join(ROOT, 'bin', 'run-ts.js'), [path.join(ROOT, 'bench', 'bare-server.ts'), server.url, String(barePort), String(processes), kind], { stdio: 'ignore' });
+      children.push(child);
+      return { port: barePort, child };
+    };
+    const [bare, expressOnly] = [await bareServer('node'), await bareServer('express')];
     await waitForHttp(`http://127.0.0.1:${facadePort}/health`, facade);
-    await waitForHttp(`http://127.0.0.1:${barePort}/nothing`, bare);
+    await waitForHttp(`http://127.0.0.1:${bare.port}/nothing`, bare.child);
+    await waitForHttp(`http://127.0.0.1:${expressOnly.port}/nothing`, expressOnly.child);
     return {
-      facadePort, barePort,
+      facadePort, barePort: bare.port, expressPort: expressOnly.port,
       async stop() {
-        await Promise.all([facade, bare].map(stopChild));
+        await Promise.all([facade, bare.child, expressOnly.child].map(stopChild));
         await log.close();
       },
     };
@@ -134,15 +142,17 @@ try {
     return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
   }
 
-  const header = ['path', 'processes', 'façade req/s', 'bare req/s', 'ratio', 'façade p50/p99 ms', 'bare p50/p99 ms'];
+  const header = ['path', 'processes', 'façade req/s', 'bare req/s', 'ratio', 'Express alone req/s', 'its ratio', 'façade p50/p99 ms', 'bare p50/p99 ms'];
   const rows: string[][] = [];
   for (const processes of PROCESSES) {
-    const { facadePort, barePort, stop } = await startServers(processes);
+    const { facadePort, barePort, expressPort, stop } = await startServers(processes);
     for (const p of paths) {
-      await measure(facadePort, p); // warm-up (JIT, plans, pool)
-      await measure(barePort, p);
-      const [f, b] = [await measure(facadePort, p), await measure(barePort, p)];
-      rows.push([p.name, String(processes), f.rps.toFixed(0), b.rps.toFixed(0), (f.rps / b.rps).toFixed(2), `${f.p50}/${f.p99}`, `${b.p50}/${b.p99}`]);
+      for (const port of [facadePort, barePort, expressPort]) await measure(port, p); // warm-up (JIT, plans, pool)
+      const f = await measure(facadePort, p);
+      const b = await measure(barePort, p);
+      const e = await measure(expressPort, p);
+      rows.push([p.name, String(processes), f.rps.toFixed(0), b.rps.toFixed(0), (f.rps / b.rps).toFixed(2),
+        e.rps.toFixed(0), (e.rps / b.rps).toFixed(2), `${f.p50}/${f.p99}`, `${b.p50}/${b.p99}`]);
     }
     await stop();
   }

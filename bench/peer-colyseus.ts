@@ -83,7 +83,7 @@ async function run(label: string, cmd: string, args: string[], timeoutMs: number
   return { out, code, timedOut };
 }
 
-interface Figures { actions: number; p50: number; p99: number; p50All: number; p99All: number; load: number; failed: number; check: string }
+interface Figures { actions: number; p50: number; p99: number; p50All: number; p99All: number; load: number; failed: number; check: string; cpu?: { all: number; parts: string } }
 /** The figures of bench/match.ts's output, or of the peer client's (the same form). */
 function parse(out: string): Figures | undefined {
   const actions = /accepted actions: \d+ in [\d.]+ ms = (\d+) actions\/s/.exec(out);
@@ -96,6 +96,7 @@ function parse(out: string): Figures | undefined {
     actions: Number(actions[1]), p50: Number(steady[1]), p99: Number(steady[2]), p50All: Number(all[1]), p99All: Number(all[2]),
     load: JSON.parse(head[0]).load_before, failed: Number(/failed requests: (\d+)/.exec(out)?.[1] ?? NaN),
     check: /(?:database|state) check: (.*)/.exec(out)?.[1] ?? '',
+    cpu: ((m) => (m ? { parts: m[1]!, all: Number(m[2]) } : undefined))(/CPU per action, ms: (.*); in all ([\d.]+)/.exec(out)),
   };
 }
 
@@ -193,6 +194,14 @@ try {
       console.log(`| ${cell(r.name, 31)} | ${cell(`${a.toFixed(3)}×${goal[0]}`, 24)} | ${cell(`${l.toFixed(1)}×${goal[1]}`, 23)} |`);
     }
     console.log('(the goals are read on commits not flushed, like the peer; the durable row is beside them for the record)');
+    // The budget the goal leaves, against where Manette's CPU went (bench/match.ts, /proc).
+    const mine = runs.find((x) => x.name === 'Manette, commits not flushed')?.figures;
+    if (peer && mine?.cpu) {
+      const target = 0.33 * peer.actions;
+      console.log(`\nCPU budget: 0.33 × ${peer.actions} = ${target.toFixed(0)} actions/s on ${cpus().length} cores leaves `
+        + `${((cpus().length * 1000) / target).toFixed(2)} ms of CPU per action for everything on this machine (database, API, `
+        + `Realtime, load generator); Manette used ${mine.cpu.all.toFixed(2)} ms: ${mine.cpu.parts}.`);
+    }
   }
 } catch (e) {
   console.error(e);
