@@ -13,9 +13,8 @@ import { applyGameFile, gameCount } from './config/apply.js';
 import { existingDemoGame } from './local/demo.js';
 import { startEmbeddedPostgres, type RunningPostgres } from './local/embedded.js';
 import { startLocalRealtime, type LocalRealtime } from './local/realtime/server.js';
-import { createRealtimeSigner } from './security/realtime-token.js';
 import { buildFacade, supabaseRealtime } from './app-factory.js';
-import { localRealtimeSecret } from './local/realtime-secret.js';
+import { localRealtimeSigning } from './local/realtime-secret.js';
 import { BASE_PATH } from './app.js';
 import { createApiServer, DEFAULT_LIMITS, listen } from './http/node-server.js';
 import type { Deps } from './http/route.js';
@@ -105,8 +104,7 @@ export async function startService(
       if (settings.MANETTE_REALTIME_JWT_PRIVATE_KEY) {
         throw new Error('MANETTE_REALTIME_JWT_PRIVATE_KEY goes with MANETTE_REALTIME_URL; the local Realtime verifies an HS256 secret');
       }
-      const jwtSecret = settings.MANETTE_REALTIME_JWT_SECRET ?? await localRealtimeSecret(settings.MANETTE_DATA_DIR);
-      const signer = await createRealtimeSigner({ secret: jwtSecret }, settings.MANETTE_REALTIME_TOKEN_TTL_S);
+      const { secret: jwtSecret, signer } = await localRealtimeSigning(settings);
       const local: LocalRealtime = await startLocalRealtime({
         port: settings.MANETTE_REALTIME_PORT,
         host: settings.HOST,

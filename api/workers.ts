@@ -23,8 +23,7 @@ import { buildFacade, supabaseRealtime } from './app-factory.js';
 import { createApiServer, DEFAULT_LIMITS, listen } from './http/node-server.js';
 import type { Deps } from './http/route.js';
 import { countRateLimitsInPrimary, keepWorkersRateLimits } from './http/rate-limit-store.js';
-import { localRealtimeSecret } from './local/realtime-secret.js';
-import { createRealtimeSigner } from './security/realtime-token.js';
+import { localRealtimeSigning } from './local/realtime-secret.js';
 
 const WORKER_ENTRY = fileURLToPath(new URL('../bin/manette-worker.js', import.meta.url));
 const CONFIG_VAR = 'MANETTE_WORKER';
@@ -164,8 +163,7 @@ export async function runWorker(): Promise<void> {
     pool = createPool(config.databaseUrl, { role: settings.MANETTE_DB_ROLE, max: config.poolSize });
     let realtime: Deps['realtime'];
     if (config.realtime) {
-      const secret = settings.MANETTE_REALTIME_JWT_SECRET ?? await localRealtimeSecret(settings.MANETTE_DATA_DIR);
-      const signer = await createRealtimeSigner({ secret }, settings.MANETTE_REALTIME_TOKEN_TTL_S);
+      const { signer } = await localRealtimeSigning(settings);
       realtime = { url: config.realtime.url, key: '', localPort: config.realtime.localPort, signer };
     } else {
       realtime = await supabaseRealtime(settings);

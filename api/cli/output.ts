@@ -22,6 +22,12 @@ export function commandContext(lang: Lang, project: Project): CommandContext {
   return { lang, project, settings: () => readSettings(), serving: false };
 }
 
+/** Refuses a studio command run inside Manette's own repository; `instead` says what to do. */
+export function requireStudio(ctx: CommandContext, instead: { fr: string; en: string }): void {
+  if (ctx.project.studio) return;
+  throw new CliError(say({ fr: `Ici, c’est Manette elle-même : ${instead.fr}`, en: `This is Manette itself: ${instead.en}` }, ctx.lang));
+}
+
 export interface Failure { error: string; message: string; details?: { champ: string; message: string }[] }
 
 interface PgLikeError { code?: string; message?: string; detail?: string }

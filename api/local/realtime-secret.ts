@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { newRealtimeSecret } from '../security/realtime-token.js';
+import type { Settings } from '../config/settings.js';
+import { createRealtimeSigner, newRealtimeSecret, type RealtimeSigner } from '../security/realtime-token.js';
 
 export const REALTIME_SECRET_FILE = 'realtime-jwt-secret';
 
@@ -25,4 +26,11 @@ export async function localRealtimeSecret(dataDir: string): Promise<string> {
   const secret = (await readFile(file, 'utf8')).trim();
   if (secret.length < 32) throw new Error(`${file} does not hold a realtime secret (delete it to make a new one)`);
   return secret;
+}
+
+/** The local stand-in's secret (MANETTE_REALTIME_JWT_SECRET, else the data folder's) and
+ *  the signer of players' tokens for it: the same in the primary and in every worker. */
+export async function localRealtimeSigning(settings: Settings): Promise<{ secret: string; signer: RealtimeSigner }> {
+  const secret = settings.MANETTE_REALTIME_JWT_SECRET ?? await localRealtimeSecret(settings.MANETTE_DATA_DIR);
+  return { secret, signer: await createRealtimeSigner({ secret }, settings.MANETTE_REALTIME_TOKEN_TTL_S) };
 }

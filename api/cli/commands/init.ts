@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import { listMigrations } from '../../db/migrate.js';
 import { CliError } from '../database.js';
 import { say } from '../locale.js';
-import { reportFailure, type CommandContext } from '../output.js';
+import { reportFailure, requireStudio, type CommandContext } from '../output.js';
 
 const TEMPLATE = fileURLToPath(new URL('../studio-template/', import.meta.url));
 
@@ -66,12 +66,10 @@ export function registerInit(program: Command, ctx: CommandContext): void {
     .action(async (opts: { jeu?: string }) => {
       try {
         const root = ctx.project.root;
-        if (!ctx.project.studio) {
-          throw new CliError(say({
-            fr: 'Ici, c’est Manette elle-même : lance `npx manette init` dans le dossier de ton jeu, après `npm install manette`.',
-            en: 'This is Manette itself: run `npx manette init` in your game\'s folder, after `npm install manette`.',
-          }, lang));
-        }
+        requireStudio(ctx, {
+          fr: 'lance `npx manette init` dans le dossier de ton jeu, après `npm install manette`.',
+          en: 'run `npx manette init` in your game\'s folder, after `npm install manette`.',
+        });
         const jeu = opts.jeu ?? slugFromName(path.basename(root));
         if (!/^[a-z0-9][a-z0-9_-]{0,62}$/.test(jeu)) {
           throw new CliError(say({ fr: '--jeu : minuscules, chiffres, _ et -, 63 caractères au plus', en: '--jeu: lower-case letters, digits, _ and -, at most 63 characters' }, lang));

@@ -8,9 +8,8 @@ import { existsSync } from 'node:fs';
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { CliError } from '../database.js';
 import { say } from '../locale.js';
-import { answer, jsonHelp, type CommandContext } from '../output.js';
+import { answer, jsonHelp, requireStudio, type CommandContext } from '../output.js';
 import { PACKAGE_ROOT } from '../project.js';
 
 /** What the function needs of the package, by path in the package. */
@@ -62,12 +61,10 @@ export function registerSupabaseFunction(program: Command, ctx: CommandContext):
     .option('--json', jsonHelp(lang))
     .action(async (opts: { json?: boolean }) => {
       await answer(ctx, !!opts.json, async () => {
-        if (!ctx.project.studio) {
-          throw new CliError(say({
-            fr: 'Ici, c’est Manette elle-même : sa fonction est déjà dans supabase/functions/manette. Lance cette commande dans le dossier de ton jeu.',
-            en: 'This is Manette itself: its function already is in supabase/functions/manette. Run this in your game\'s folder.',
-          }, lang));
-        }
+        requireStudio(ctx, {
+          fr: 'sa fonction est déjà dans supabase/functions/manette. Lance cette commande dans le dossier de ton jeu.',
+          en: 'its function already is in supabase/functions/manette. Run this in your game\'s folder.',
+        });
         return writeSupabaseFunction(ctx.project.root);
       }, (r) => [
         say({ fr: 'Edge Function écrite dans {dir} (Manette {v}).', en: 'Edge Function written in {dir} (Manette {v}).' }, lang, { dir: r.dir, v: r.version }),

@@ -12,7 +12,7 @@ import type { Command } from 'commander';
 import { listMigrations, MIGRATIONS_DIR, sha256 } from '../../db/migrate.js';
 import { CliError } from '../database.js';
 import { say } from '../locale.js';
-import { answer, type CommandContext } from '../output.js';
+import { answer, requireStudio, type CommandContext } from '../output.js';
 
 /** The name a Manette migration gets in a studio's folder: its version, `manette_`, its name. */
 export const studioFileName = (version: string, name: string) => `${version}_manette_${name}.sql`;
@@ -67,12 +67,10 @@ export function registerSupabaseMigrations(program: Command, ctx: CommandContext
     .option('--json', lang === 'fr' ? 'sortie JSON' : 'JSON output')
     .action(async (opts: { json?: boolean }) => {
       await answer(ctx, !!opts.json, async () => {
-        if (!ctx.project.studio) {
-          throw new CliError(say({
-            fr: 'Ici, c’est Manette elle-même : ses migrations sont déjà dans supabase/migrations. Lance cette commande dans le dossier de ton jeu.',
-            en: 'This is Manette itself: its migrations already are in supabase/migrations. Run this in your game\'s folder.',
-          }, lang));
-        }
+        requireStudio(ctx, {
+          fr: 'ses migrations sont déjà dans supabase/migrations. Lance cette commande dans le dossier de ton jeu.',
+          en: 'its migrations already are in supabase/migrations. Run this in your game\'s folder.',
+        });
         try {
           return await writeSupabaseMigrations(ctx.project.ownMigrationsDir);
         } catch (err) {
