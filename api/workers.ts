@@ -27,7 +27,7 @@ import { localRealtimeSigning } from './local/realtime-secret.js';
 
 const WORKER_ENTRY = fileURLToPath(new URL('../bin/manette-worker.js', import.meta.url));
 const CONFIG_VAR = 'MANETTE_WORKER';
-/** The response header naming the worker (its pid) that answered. */
+/** The response header naming the worker that answered, by its number (not its pid). */
 export const WORKER_HEADER = 'x-manette-worker';
 
 const FAILED = 'manette:worker-failed';
@@ -169,9 +169,10 @@ export async function runWorker(): Promise<void> {
       realtime = await supabaseRealtime(settings);
     }
     const app = buildFacade({ pool, settings, realtime }, logger);
-    const pid = String(process.pid);
+    // The worker's number (1, 2, ...; a replacement takes the next), not its pid.
+    const id = String(cluster.worker?.id ?? 0);
     server = createApiServer((req, res) => {
-      res.setHeader(WORKER_HEADER, pid);
+      res.setHeader(WORKER_HEADER, id);
       app(req, res);
     }, { ...DEFAULT_LIMITS, maxConnectionsPerAddress: settings.MANETTE_MAX_CONNECTIONS_PER_ADDRESS });
     if (stopping) return;

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './support/net.js';
 import { npmStart as startNpm, portOpen } from './support/npm-start.js';
-import { sleep, stackProcessesOf, until } from './support/local-procs.js';
+import { childProcesses, sleep, stackProcessesOf, until } from './support/local-procs.js';
 import { processAlive } from '../api/local/procs.js';
 
 const RPS = 5;
@@ -22,7 +22,7 @@ let env: NodeJS.ProcessEnv;
 let port: number;
 let pgPort: number;
 const started: ChildProcess[] = [];
-const seenWorkers = new Set<number>();
+const seenWorkerPids = new Set<number>();
 
 beforeAll(async () => {
   root = await mkdtemp(path.join(tmpdir(), 'manette-workers-'));
@@ -52,7 +52,7 @@ afterAll(async () => {
   for (const p of started) {
     try { process.kill(-p.pid!, 'SIGKILL'); } catch { /* gone */ }
   }
-  for (const pid of seenWorkers) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+  for (const pid of seenWorkerPids) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
   // The supervisor stops its Postgres by itself once npm start is gone.
   if (!(await until(() => stackProcessesOf(dataDir).length === 0, 20_000))) {
     for (const pid of stackProcessesOf(dataDir)) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
@@ -63,6 +63,7 @@ afterAll(async () => {
 
 
 
+/** `worker`: the x-manette-worker header, the answering worker's number (not its pid). */
 interface Answer { status: number; worker: number }
 
 /** One request on a connection of its own, so the primary hands each to the next worker. */
@@ -72,7 +73,6 @@ function request(pathname: string, headers: Record<string, string> = {}): Promis
       res.resume();
       res.on('end', () => {
         const worker = Number(res.headers['x-manette-worker']);
-        if (worker) seenWorkers.add(worker);
         resolve({ status: res.statusCode!, worker });
       });
     });
@@ -87,10 +87,17 @@ async function primaryPid(): Promise<number> {
   return (JSON.parse(await readFile(path.join(dataDir, 'manette.lock'), 'utf8')) as { pid: number }).pid;
 }
 
-/** The worker pids answering now (from enough requests to reach each of them). */
+/** The worker numbers answering now (from enough requests to reach each of them). */
 async function workersNow(n = 12): Promise<Set<number>> {
-  const pids = new Set<number>();
-  for (let i = 0; i < n; i++) pids.add((await health()).worker);
+  const ids = new Set<number>();
+  for (let i = 0; i < n; i++) ids.add((await health()).worker);
+  return ids;
+}
+
+/** The worker processes of the primary, by their pids (from /proc). */
+function workerPidsOf(primary: number): number[] {
+  const pids = childProcesses(primary, 'bin/manette-worker.js');
+  for (const pid of pids) seenWorkerPids.add(pid);
   return pids;
 }
 
@@ -98,7 +105,8 @@ describe('npm start with MANETTE_WORKERS=2', () => {
   let proc: ChildProcess;
   let out: () => string;
   let demoKey: string;
-  let workers: number[];
+  let workers: number[];      // their numbers (x-manette-worker)
+  let workerPids: number[];
 
   it('serves requests from two worker processes sharing the port', async () => {
     const start = await startNpm(env, started);
@@ -111,10 +119,15 @@ describe('npm start with MANETTE_WORKERS=2', () => {
     expect(first.status).toBe(200);
     workers = [...await workersNow()];
     expect(workers).toHaveLength(2);
+    expect(workers.every((id) => Number.isInteger(id) && id > 0)).toBe(true);
     const primary = await primaryPid();
-    for (const pid of workers) {
+    expect(workers).not.toContain(primary); // a number, not a pid
+    workerPids = workerPidsOf(primary);
+    expect(workerPids).toHaveLength(2);
+    for (const pid of workerPids) {
       expect(pid).not.toBe(primary);
       expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).toContain('manette-worker');
+      expect(workers).not.toContain(pid);
     }
   });
 
@@ -133,7 +146,8 @@ describe('npm start with MANETTE_WORKERS=2', () => {
   });
 
   it('replaces a worker killed with kill -9, and requests keep succeeding meanwhile', async () => {
-    const [victim, survivor] = workers as [number, number];
+    const [victim, survivor] = workerPids as [number, number];
+    const before = new Set(workers);
     process.kill(victim, 'SIGKILL');
     expect(await until(() => !processAlive(victim), 5_000)).toBe(true);
     // node:cluster limit: a connection the primary hands out in the moment between a
@@ -146,13 +160,21 @@ describe('npm start with MANETTE_WORKERS=2', () => {
     const found = await until(async () => {
       const a = await health();
       statuses.push(a.status);
-      if (a.worker !== survivor && a.worker !== victim) replaced = a.worker;
+      if (!before.has(a.worker)) replaced = a.worker;
       return replaced !== undefined;
     }, 20_000);
     expect(found).toBe(true);
     expect(statuses.every((s) => s === 200)).toBe(true);
-    expect(await workersNow()).toEqual(new Set([survivor, replaced]));
-    workers = [survivor, replaced!];
+    // The replacement has the next number; the survivor keeps its own.
+    const now = await workersNow();
+    expect(now.size).toBe(2);
+    expect(now.has(replaced!)).toBe(true);
+    expect([...now].filter((id) => before.has(id))).toHaveLength(1);
+    workers = [...now];
+    workerPids = workerPidsOf(await primaryPid());
+    expect(workerPids).toHaveLength(2);
+    expect(workerPids).toContain(survivor);
+    expect(workerPids).not.toContain(victim);
   });
 
   it('stops the workers, the realtime, Postgres and the lock on Ctrl-C', async () => {
@@ -167,16 +189,17 @@ describe('npm start with MANETTE_WORKERS=2', () => {
     expect(await until(async () => !(await portOpen(port)), 5_000)).toBe(true);
     expect(existsSync(lock)).toBe(false);
     expect(await until(async () => !(await portOpen(pgPort)) && stackProcessesOf(dataDir).length === 0, 20_000)).toBe(true);
-    expect(workers.filter(processAlive)).toEqual([]);
+    expect(workerPids.filter(processAlive)).toEqual([]);
   });
 
   it('a kill -9 of the primary leaves no worker serving', async () => {
     const start = await startNpm(env, started);
-    const again = await workersNow();
-    expect(again.size).toBe(2);
+    expect((await workersNow()).size).toBe(2);
     const primary = await primaryPid();
+    const again = workerPidsOf(primary);
+    expect(again).toHaveLength(2);
     process.kill(primary, 'SIGKILL');
-    expect(await until(() => [...again].every((pid) => !processAlive(pid)), 10_000)).toBe(true);
+    expect(await until(() => again.every((pid) => !processAlive(pid)), 10_000)).toBe(true);
     expect(await portOpen(port)).toBe(false);
     // The supervisor stops Postgres once its parent is gone (api/local/supervisor.ts).
     expect(await until(async () => !(await portOpen(pgPort)) && stackProcessesOf(dataDir).length === 0, 20_000)).toBe(true);

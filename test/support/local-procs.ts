@@ -30,3 +30,17 @@ export function stackProcessesOf(dir: string): number[] {
   }
   return pids;
 }
+
+/** The processes whose parent is `parent` and whose command line contains `text` (Linux /proc). */
+export function childProcesses(parent: number, text: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === parent && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) pids.push(Number(entry));
+    } catch { /* gone */ }
+  }
+  return pids;
+}
