@@ -107,12 +107,14 @@ function handle(route: RouteDef<unknown, unknown, unknown>, deps: Deps, knownKey
       const l = ctx.lang ?? 'fr';
       // Postgres text cannot hold U+0000: refused here, once, like any other bad value.
       if (nulPath(req.params) !== undefined) throw (route.notFound ?? ERRORS.notFound)();
-      const inQuery = nulPath(req.query);
+      // Express parses the query string again at every read of req.query: once here.
+      const rawQuery: unknown = req.query;
+      const inQuery = nulPath(rawQuery);
       if (inQuery !== undefined) throw ERRORS.invalidQuery([{ champ: inQuery, message: NUL_MESSAGE[l] }]);
       const inBody = route.body && !route.bodyError ? nulPath(req.body) : undefined;
       if (inBody !== undefined) throw ERRORS.validationFailed([{ champ: inBody, message: NUL_MESSAGE[l] }]);
       const params = parse(route.params, req.params, route.notFound ?? ERRORS.notFound, l);
-      const query = parse(route.query, req.query, ERRORS.invalidQuery, l);
+      const query = parse(route.query, rawQuery, ERRORS.invalidQuery, l);
       const body = route.body ? parse(route.body, req.body ?? {}, route.bodyError ?? ERRORS.validationFailed, l) : undefined;
       // Idempotency-Key, on the routes that take one: callApi then goes through api.idempotent.
       const idempotency = idempotencyOf(req, route);
