@@ -8,8 +8,9 @@
 // In each match the two players alternate: the player whose turn it is sends
 // POST /match/action (with numero_tour); the other player plays as soon as its realtime
 // client receives the `etat` of that move. Reports accepted actions per second, the HTTP
-// latency of POST /match/action, and the latency from sending the POST to the `etat`
-// arriving at the other player (median and p99).
+// latency of POST /match/action, the latency from sending the POST to the `etat`
+// arriving at the other player (median and p99), and the CPU each process (Postgres, the
+// API's, this load generator) used per action during the moves (Linux /proc).
 // Rooms are private (the default): each player joins with the token of GET /realtime/config,
 // so every join runs the RLS policies of realtime.messages. After the run, the price of
 // that authorization, against its limit measured in the same run: joins one at a time,
