@@ -1,6 +1,7 @@
 // Small helpers shared by the benchmark scripts.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { processCmdline, statFields } from '../api/local/procs.js';
 import path from 'node:path';
 import pg from 'pg';
 
@@ -83,12 +84,10 @@ export function cpuSnapshot(): Map<number, { cpu: number; cmd: string }> {
   try { pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p)); } catch { return out; }
   const ticks = 100; // USER_HZ, 100 on Linux
   for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const cpu = (Number(fields[11]) + Number(fields[12])) / ticks;   // utime + stime
-      out.set(Number(pid), { cpu, cmd: readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ') });
-    } catch { /* gone meanwhile */ }
+    const fields = statFields(Number(pid));
+    const cmd = processCmdline(Number(pid));
+    if (!fields || cmd === undefined) continue; // gone meanwhile
+    out.set(Number(pid), { cpu: (Number(fields[11]) + Number(fields[12])) / ticks, cmd: cmd.replace(/\0/g, ' ') }); // utime + stime
   }
   return out;
 }

@@ -20,7 +20,7 @@ export function processAlive(pid: number): boolean {
 }
 
 /** The fields of /proc/<pid>/stat after the command name: [state, ppid, pgrp, ...]. */
-function statFields(pid: number | 'self'): string[] | undefined {
+export function statFields(pid: number | 'self'): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ');

@@ -1,6 +1,7 @@
 // Waiting on, and finding, the processes of a local stack in the fault tests.
 import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { processCmdline, statFields } from '../../api/local/procs.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -36,11 +37,7 @@ export function childProcesses(parent: number, text: string): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === parent && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) pids.push(Number(entry));
-    } catch { /* gone */ }
+    if (Number(statFields(Number(entry))?.[1]) === parent && processCmdline(Number(entry))?.includes(text)) pids.push(Number(entry));
   }
   return pids;
 }
