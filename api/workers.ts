@@ -23,7 +23,7 @@ import { buildFacade, supabaseRealtime } from './app-factory.js';
 import { createApiServer, DEFAULT_LIMITS, listen } from './http/node-server.js';
 import type { Deps } from './http/route.js';
 import { countRateLimitsInPrimary, keepWorkersRateLimits } from './http/rate-limit-store.js';
-import { localRealtimeSigning } from './local/realtime-secret.js';
+import { localRealtimeSigning } from '../twin/realtime/project-secret.js';
 
 const WORKER_ENTRY = fileURLToPath(new URL('../bin/manette-worker.js', import.meta.url));
 const CONFIG_VAR = 'MANETTE_WORKER';

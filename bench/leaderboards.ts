@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../api/local/embedded.js';
+import { startEmbeddedPostgres } from '../twin/postgres/embedded.js';
 import { migrate } from '../api/db/migrate.js';
 import { callApi, createPool, type RequestContext } from '../api/db/pool.js';
 import { freePort } from './support.js';

@@ -20,7 +20,7 @@ import { tmpdir, cpus } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../api/local/embedded.js';
+import { startEmbeddedPostgres } from '../twin/postgres/embedded.js';
 import { migrate } from '../api/db/migrate.js';
 import { applyGameFile } from '../api/config/apply.js';
 import { freePort, pool, percentile } from './support.js';

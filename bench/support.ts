@@ -1,7 +1,7 @@
 // Small helpers shared by the benchmark scripts.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { processCmdline, statFields } from '../api/local/procs.js';
+import { processCmdline, statFields } from '../twin/procs.js';
 import path from 'node:path';
 import pg from 'pg';
 

@@ -14,7 +14,7 @@ import { client, minimalGame, startTestApp, type TestApp } from './support/harne
 import { freePort } from './support/net.js';
 import { createApiServer, listen } from '../api/http/node-server.js';
 import { parseTrustProxy } from '../api/config/settings.js';
-import { startEmbeddedPostgres } from '../api/local/embedded.js';
+import { startEmbeddedPostgres } from '../twin/postgres/embedded.js';
 import { migrate } from '../api/db/migrate.js';
 
 let app: TestApp;

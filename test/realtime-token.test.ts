@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { readSettings } from '../api/config/settings.js';
 import { supabaseSigningKey } from '../api/server.js';
 import { createRealtimeSigner } from '../api/security/realtime-token.js';
-import { localRealtimeSecret, REALTIME_SECRET_FILE } from '../api/local/realtime-secret.js';
+import { localRealtimeSecret, REALTIME_SECRET_FILE } from '../twin/realtime/project-secret.js';
 
 const SECRET = 'a-supabase-project-jwt-secret-of-at-least-32-chars';
 const now = () => Math.floor(Date.now() / 1000);

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './support/net.js';
 import { npmStart as startNpm, portOpen } from './support/npm-start.js';
 import { childProcesses, sleep, stackProcessesOf, until } from './support/local-procs.js';
-import { processAlive } from '../api/local/procs.js';
+import { processAlive } from '../twin/procs.js';
 
 const RPS = 5;
 const BURST = 10;
@@ -201,7 +201,7 @@ describe('npm start with MANETTE_WORKERS=2', () => {
     process.kill(primary, 'SIGKILL');
     expect(await until(() => again.every((pid) => !processAlive(pid)), 10_000)).toBe(true);
     expect(await portOpen(port)).toBe(false);
-    // The supervisor stops Postgres once its parent is gone (api/local/supervisor.ts).
+    // The supervisor stops Postgres once its parent is gone (twin/postgres/supervisor.ts).
     expect(await until(async () => !(await portOpen(pgPort)) && stackProcessesOf(dataDir).length === 0, 20_000)).toBe(true);
     try { process.kill(-start.proc.pid!, 'SIGKILL'); } catch { /* gone */ }
   });

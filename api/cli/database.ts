@@ -6,8 +6,8 @@
 import path from 'node:path';
 import type { Settings } from '../config/settings.js';
 import { migrate } from '../db/migrate.js';
-import { startEmbeddedPostgres } from '../local/embedded.js';
-import { claimInstance, runningInstance } from '../local/instance.js';
+import { startEmbeddedPostgres } from '../../twin/postgres/embedded.js';
+import { claimInstance, runningInstance } from '../../twin/instance.js';
 import { say, type Lang } from './locale.js';
 import type { Project } from './project.js';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { startEmbeddedPostgres } from '../../api/local/embedded.js';
+import { startEmbeddedPostgres } from '../../twin/postgres/embedded.js';
 import { migrate } from '../../api/db/migrate.js';
 import { installPgTap } from './pgtap.js';
 import { freePort } from './net.js';

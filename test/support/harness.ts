@@ -14,7 +14,7 @@ import { createApp, BASE_PATH } from '../../api/app.js';
 import { createApiServer, DEFAULT_LIMITS, type NodeServerLimits } from '../../api/http/node-server.js';
 import { createPool } from '../../api/db/pool.js';
 import { realtimeKeyCheck } from '../../api/server.js';
-import { startLocalRealtime } from '../../api/local/realtime/server.js';
+import { startLocalRealtime } from '../../twin/realtime/server.js';
 import { readSettings, type Settings } from '../../api/config/settings.js';
 import { applyGameFile } from '../../api/config/apply.js';
 import { createGoogleVerifier } from '../../api/security/google.js';

@@ -1,7 +1,7 @@
 // Waiting on, and finding, the processes of a local stack in the fault tests.
 import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { processCmdline, statFields } from '../../api/local/procs.js';
+import { processCmdline, statFields } from '../../twin/procs.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,1 +1,1 @@
-export { freePort } from '../../api/local/net.js';
+export { freePort } from '../../twin/net.js';

@@ -1,2 +1,2 @@
 // The pgTAP installer and runner live with the CLI (`manette test` uses them).
-export { installPgTap, runTapFile, type TapResult } from '../../api/local/pgtap.js';
+export { installPgTap, runTapFile, type TapResult } from '../../twin/postgres/pgtap.js';

@@ -5,8 +5,8 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { createLogger } from '../../logger.js';
-import { reportEmbeddedPostgresTo } from '../../local/embedded.js';
-import { claimInstance } from '../../local/instance.js';
+import { reportEmbeddedPostgresTo } from '../../../twin/postgres/embedded.js';
+import { claimInstance } from '../../../twin/instance.js';
 import { startService } from '../../server.js';
 import { say } from '../locale.js';
 import type { CommandContext } from '../output.js';

@@ -5,7 +5,7 @@
 // authorization.ts) and the token's lifetime (confirm_token, access_token).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { WebSocket } from 'ws';
-import { canonicalJson } from '../../canonical-json.js';
+import { canonicalJson } from '../../api/canonical-json.js';
 import { decode, encode, type Inbound, type Json, type JsonObject, type Outbound, type Vsn } from './protocol.js';
 import type { Log } from './listener.js';
 import { newPolicies, type AuthorizationContext, type AuthorizationError, type Authorizer, type Policies } from './authorization.js';

@@ -11,7 +11,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { createAuthorizer } from './authorization.js';
 import { Hub } from './hub.js';
-import { listen } from '../../http/node-server.js';
+import { listen } from '../../api/http/node-server.js';
 import { authorizeToken, handshakeError, looksLikeJwt } from './jwt.js';
 import { startBroadcastListener, type Log } from './listener.js';
 import { negotiateVsn, type Vsn } from './protocol.js';

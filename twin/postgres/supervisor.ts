@@ -1,6 +1,6 @@
 // The supervisor of the embedded Postgres: a small process of its own, between the Manette
-// process (its parent) and the postmaster (its child). api/local/embedded.ts starts it as
-// `node bin/run-ts.js api/local/supervisor.ts <config json>`.
+// process (its parent) and the postmaster (its child). twin/postgres/embedded.ts starts it as
+// `node bin/run-ts.js twin/postgres/supervisor.ts <config json>`.
 //
 // Why a process: a `kill -9` of Manette cannot be caught, and a postmaster left behind
 // keeps the port and the data directory, so the next `npm start` could not start. The
@@ -32,7 +32,7 @@ import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { currentParentPid, isPostgresOf, postgresProcessesOf, processAlive } from './procs.js';
+import { currentParentPid, isPostgresOf, postgresProcessesOf, processAlive } from '../procs.js';
 
 export interface SupervisorConfig {
   databaseDir: string;

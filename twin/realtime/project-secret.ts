@@ -4,8 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Settings } from '../config/settings.js';
-import { createRealtimeSigner, newRealtimeSecret, type RealtimeSigner } from '../security/realtime-token.js';
+import type { Settings } from '../../api/config/settings.js';
+import { createRealtimeSigner, newRealtimeSecret, type RealtimeSigner } from '../../api/security/realtime-token.js';
 
 export const REALTIME_SECRET_FILE = 'realtime-jwt-secret';
 
