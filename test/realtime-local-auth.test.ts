@@ -13,7 +13,7 @@ import { SignJWT } from 'jose';
 import { RealtimeClient, type RealtimeChannel, type RealtimeClientOptions } from '@supabase/realtime-js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalRealtime, type LocalRealtime } from '../twin/realtime/server.js';
-import { startBootstrappedPostgres, type BootstrappedPostgres } from './support/bootstrapped-postgres.js';
+import { startBlankTwin, type BlankTwin } from './support/blank-twin.js';
 import { freePort } from './support/net.js';
 
 // ---- setup --------------------------------------------------------------------
@@ -22,9 +22,9 @@ const JWT_SECRET = 'local-auth-test-secret-of-at-least-thirty-two-chars';
 const MAX_EVENTS_PER_SECOND = 100;
 const T = 30_000; // per-test timeout
 
-type Db = BootstrappedPostgres;
+type Db = BlankTwin;
 interface Stack { db: Db; admin: pg.Client; realtime: LocalRealtime; logs: Array<{ level: string; msg: string }> }
-const startDb = startBootstrappedPostgres;
+const startDb = startBlankTwin;
 
 // Test policies: who reads and who writes is data in the database, as in a real project.
 const POLICIES = `
@@ -75,7 +75,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.realtime.close();
   await stack?.admin.end();
-  await db?.postgres.stop();
+  await db?.stop();
 }, 60_000);
 
 // ---- helpers ------------------------------------------------------------------
@@ -473,7 +473,7 @@ describe('local realtime: events are not lost when the database connection drops
   afterAll(async () => {
     await rt?.close();
     proxy?.close();
-    await pdb?.postgres.stop();
+    await pdb?.stop();
     if (pdb) await rm(pdb.dir, { recursive: true, force: true });
   }, 60_000);
 
@@ -525,8 +525,7 @@ describe('local realtime: events are not lost when the database connection drops
 
     // Restart the database; while the stand-in cannot reconnect, commit more rows.
     open = false;
-    await pdb.postgres.stop();
-    await pdb.postgres.start();
+    await pdb.restart();
     await send(3, 9); // 3..8 in one transaction, then 9
     // Meanwhile a private join cannot be authorized.
     const refused = await raw.join('room_down', privateJoin(await user('alice')), 'down');
