@@ -1,7 +1,7 @@
 // One throwaway embedded Postgres for the whole run. Migrations are applied once to a
 // template database; every test file clones it (test/support/harness.ts), so files
 // start clean and do not depend on order.
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -32,6 +32,10 @@ export default async function setup(project: TestProject) {
   await installPgTap();
   await migrate(server.url.replace(/\/postgres$/, `/${TEMPLATE_DB}`));
   project.provide('pgAdminUrl', server.url);
+  // Where test/support/pack.ts puts the run's `npm pack` of Manette, if a test file asks.
+  const packDir = path.join(dir, 'pack');
+  await mkdir(packDir);
+  project.provide('packDir', packDir);
   return async () => {
     await server.stop();
     await rm(dir, { recursive: true, force: true });
