@@ -118,5 +118,5 @@ describe('a Node host installed as docs/deploy.md says', () => {
     expect(again.out()).not.toContain('sdk/dist/');
     expect((await fetch(`${origin}/health`)).status).toBe(200);
     await ctrlC(again.proc);
-  });
+  }, 240_000); // two starts, each forking a worker per core, on a loaded machine
 });
