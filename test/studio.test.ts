@@ -14,6 +14,7 @@ import { MIGRATIONS_DIR, sha256 } from '../api/db/migrate.js';
 import { freePort } from './support/net.js';
 import { denoBinary, emptyDatabase, query, startTestApp } from './support/harness.js';
 import { npmStart } from './support/npm-start.js';
+import { packedManette } from './support/pack.js';
 
 const run = promisify(execFile);
 const REPO = path.resolve(import.meta.dirname, '..');
@@ -130,8 +131,7 @@ beforeAll(async () => {
   };
   delete env.DATABASE_URL;
   // npm pack, as a studio would get the package (prepack builds the SDK).
-  const { stdout } = await run('npm', ['pack', '--pack-destination', root], { cwd: REPO, env, timeout: 120_000 });
-  const tarball = path.join(root, stdout.trim().split('\n').pop()!);
+  const tarball = await packedManette();
   studio = path.join(root, 'Mon Super Jeu');
   await mkdir(studio);
   // From npm's cache when CI's `npm ci` filled it; the registry otherwise.

@@ -3,7 +3,7 @@
 // the template of every "empty" database; the migrations are applied once, as `postgres`,
 // to a second template; every test file clones one (test/support/harness.ts), so files
 // start clean and do not depend on order. No test migrates or queries as the superuser.
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -40,6 +40,10 @@ export default async function setup(project: TestProject) {
   await migrate(databaseUrl(server.url, TEMPLATE_DB));
   project.provide('pgUrl', server.url);
   project.provide('twinAdminUrl', server.adminUrl);
+  // Where test/support/pack.ts puts the run's `npm pack` of Manette, if a test file asks.
+  const packDir = path.join(dir, 'pack');
+  await mkdir(packDir);
+  project.provide('packDir', packDir);
   return async () => {
     await server.stop();
     await rm(dir, { recursive: true, force: true });
