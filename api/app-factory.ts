@@ -9,7 +9,7 @@ import { createApp } from './app.js';
 import type { Deps } from './http/route.js';
 import { createGoogleVerifier } from './security/google.js';
 import { hashingQueue, passwordCost } from './security/password.js';
-import { createRealtimeSigner, type RealtimeSigningKey } from './security/realtime-token.js';
+import { createRealtimeSigner, privateJwkSetting, type RealtimeSigningKey } from './security/realtime-token.js';
 
 /**
  * What signs realtime tokens on a Supabase project: exactly one of the project's JWT
@@ -19,15 +19,11 @@ export function supabaseSigningKey(settings: Settings): RealtimeSigningKey {
   const secret = settings.MANETTE_REALTIME_JWT_SECRET;
   const jwk = settings.MANETTE_REALTIME_JWT_PRIVATE_KEY;
   if (!!secret === !!jwk) {
-    throw new Error('with MANETTE_REALTIME_URL, set exactly one of MANETTE_REALTIME_JWT_SECRET (the project\'s JWT secret) '
-      + 'or MANETTE_REALTIME_JWT_PRIVATE_KEY (a private JWK imported into the project\'s JWT signing keys): see docs/matches.md');
+    throw new Error('with MANETTE_REALTIME_URL, set exactly one of MANETTE_REALTIME_JWT_SECRET (the project\'s JWT secret, HS256) '
+      + 'or MANETTE_REALTIME_JWT_PRIVATE_KEY (a private JWK imported into the project\'s JWT signing keys: RS256 or ES256 on P-256, with its kid): see docs/matches.md');
   }
   if (secret) return { secret };
-  try {
-    return { privateJwk: JSON.parse(jwk!) };
-  } catch {
-    throw new Error('MANETTE_REALTIME_JWT_PRIVATE_KEY must be a JWK in JSON');
-  }
+  return { privateJwk: privateJwkSetting(jwk!) };
 }
 
 /** Supabase Realtime (MANETTE_REALTIME_URL and its key) with players' tokens signed as the project expects. */

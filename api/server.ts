@@ -104,15 +104,13 @@ export async function startService(
     if (settings.MANETTE_REALTIME_URL) {
       realtime = await supabaseRealtime(settings);
     } else {
-      if (settings.MANETTE_REALTIME_JWT_PRIVATE_KEY) {
-        throw new Error('MANETTE_REALTIME_JWT_PRIVATE_KEY goes with MANETTE_REALTIME_URL; the local Realtime verifies an HS256 secret');
-      }
-      const { secret: jwtSecret, signer } = await localRealtimeSigning(settings);
+      const { secret: jwtSecret, jwks: jwtJwks, signer } = await localRealtimeSigning(settings);
       const local: LocalRealtime = await startLocalRealtime({
         port: settings.MANETTE_REALTIME_PORT,
         host: settings.HOST,
         databaseUrl,
         jwtSecret,
+        jwtJwks,
         authorize: realtimeKeyCheck(pool),
         log: (level, msg, extra) => logger[level]({ realtime: true, ...extra }, msg),
       });

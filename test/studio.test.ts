@@ -10,10 +10,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOOTSTRAP_FILE, MIGRATIONS_DIR, sha256 } from '../api/db/migrate.js';
+import { MIGRATIONS_DIR, sha256 } from '../api/db/migrate.js';
 import { freePort } from './support/net.js';
 import { denoBinary, emptyDatabase, query, startTestApp } from './support/harness.js';
 import { npmStart } from './support/npm-start.js';
+import { packedManette } from './support/pack.js';
 
 const run = promisify(execFile);
 const REPO = path.resolve(import.meta.dirname, '..');
@@ -130,8 +131,7 @@ beforeAll(async () => {
   };
   delete env.DATABASE_URL;
   // npm pack, as a studio would get the package (prepack builds the SDK).
-  const { stdout } = await run('npm', ['pack', '--pack-destination', root], { cwd: REPO, env, timeout: 120_000 });
-  const tarball = path.join(root, stdout.trim().split('\n').pop()!);
+  const tarball = await packedManette();
   studio = path.join(root, 'Mon Super Jeu');
   await mkdir(studio);
   // From npm's cache when CI's `npm ci` filled it; the registry otherwise.
@@ -261,8 +261,7 @@ describe('a studio project with Manette as a package', () => {
   });
 
   it('the Supabase CLI applies the studio\'s folder to a fresh Postgres with the same result as Manette\'s runner', async () => {
-    viaCli = await emptyDatabase('studio_cli');
-    await query(viaCli, await readFile(BOOTSTRAP_FILE, 'utf8')); // what a Supabase database already has
+    viaCli = await emptyDatabase('studio_cli'); // as a hosted project has it: the twin provisioned it
     const cli = await run(SUPABASE_CLI, ['migration', 'up', '--db-url', `${viaCli}?sslmode=disable`], {
       cwd: studio, env: { ...env, SUPABASE_YES: '1' }, timeout: 120_000,
     });

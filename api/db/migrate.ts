@@ -1,6 +1,7 @@
-// Applies the Supabase compatibility bootstrap (only what plain Postgres lacks) and then
-// every migration of supabase/migrations once, in order, recorded in the same table the
-// Supabase CLI uses, so `supabase migration up` and this runner agree.
+// Applies every migration of supabase/migrations once, in order, recorded in the same table
+// the Supabase CLI uses, so `supabase migration up` and this runner agree. It runs as the
+// URL's user: `postgres` on a Supabase project or on the local twin (not a superuser), and
+// applies nothing else: what plays Supabase locally (twin/) is provisioned beforehand.
 //
 // In a studio's project (`npx manette start`), the studio's own supabase/migrations come
 // beside Manette's: one list in version order, as the Supabase CLI sees the studio's folder
@@ -14,6 +15,11 @@
 // applied file no longer matches (before applying anything). A version applied before
 // checksums existed, or by the Supabase CLI, gets the checksum of its file when the runner
 // first sees it (trust on first use).
+//
+// The one exception to append-only: the files in AMENDED_MIGRATIONS were changed after
+// their first release, because they could not apply on a hosted Supabase database (where
+// `postgres` is not a superuser), so no real project ever applied them. A database that
+// applied their earlier bytes (a local one) is accepted and keeps its checksum.
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +28,17 @@ import pg from 'pg';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const MIGRATIONS_DIR = path.join(ROOT, 'supabase', 'migrations');
-export const BOOTSTRAP_FILE = path.join(ROOT, 'supabase', 'bootstrap', 'supabase-compat.sql');
+
+/**
+ * sha256 of the earlier bytes of the migrations amended for hosted Supabase (see above):
+ * a database that applied those bytes is as migrated as one that applied the current ones.
+ */
+export const AMENDED_MIGRATIONS: Record<string, string[]> = {
+  // The admin functions' and the API's owners get CREATE on their schemas.
+  '20261122000100': ['42b148def09524115e31e93213b69e0f499af3de8b85a319a19cad12dc2b81cc'],
+  // manette_realtime gets CREATE on its schema.
+  '20261123000100': ['f9e30a01697ebdfc6237fd5bdba219af337bb83608ea7b0f9a52a1c9b5e923c5'],
+};
 
 // Any constant works; it only has to be the same for every runner.
 const MIGRATION_LOCK = 7_318_264_001;
@@ -74,7 +90,6 @@ export async function migrate(databaseUrl: string, migrationsDirs: string | stri
   try {
     await client.query('begin');
     await client.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await client.query(await readFile(BOOTSTRAP_FILE, 'utf8'));
     await client.query(`
       create schema if not exists supabase_migrations;
       create table if not exists supabase_migrations.schema_migrations (
@@ -90,7 +105,8 @@ export async function migrate(databaseUrl: string, migrationsDirs: string | stri
       (await client.query<{ version: string; sha256: string }>('select version, sha256 from supabase_migrations.manette_checksums')).rows
         .map((r) => [r.version, r.sha256]));
 
-    const changed = files.filter((m) => done.has(m.version) && recorded.has(m.version) && recorded.get(m.version) !== m.sha256);
+    const accepted = (m: MigrationFile, sum: string | undefined) => sum === m.sha256 || !!AMENDED_MIGRATIONS[m.version]?.includes(sum ?? '');
+    const changed = files.filter((m) => done.has(m.version) && recorded.has(m.version) && !accepted(m, recorded.get(m.version)));
     if (changed.length > 0) {
       const names = changed.map((m) => path.basename(m.file)).join(', ');
       throw new Error(`applied migration changed: ${names} (sha256 differs from supabase_migrations.manette_checksums). `

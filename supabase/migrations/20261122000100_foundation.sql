@@ -39,6 +39,10 @@ revoke all on schema manette, manette_admin, api from public;
 grant usage on schema manette to manette_engine, manette_admin;
 grant usage on schema manette_admin to manette_admin;
 grant usage on schema api to manette_api;
+-- On a Supabase project the migration role (`postgres`) is not a superuser, and handing a
+-- function to a role then needs that role to have CREATE on the function's schema:
+-- manette_admin owns the admin functions it runs.
+grant create on schema manette_admin to manette_admin;
 
 -- Functions are executable by PUBLIC when created; each migration ends by revoking that
 -- (a schema-level default privilege cannot revoke PUBLIC's EXECUTE).
@@ -376,11 +380,15 @@ as $$
 declare
   fn regprocedure;
 begin
+  -- Handing a function over needs its new owner to have CREATE on the schema (the migration
+  -- role is not a superuser on Supabase); the engine keeps it only while this runs.
+  grant create on schema api to manette_engine;
   for fn in select p.oid::regprocedure from pg_proc p where p.pronamespace = 'api'::regnamespace loop
     execute format('alter function %s owner to manette_engine', fn);
     execute format('revoke all on function %s from public', fn);
     execute format('grant execute on function %s to manette_api', fn);
   end loop;
+  revoke create on schema api from manette_engine;
   revoke execute on all functions in schema manette, manette_admin, api from public;
   grant execute on all functions in schema manette to manette_engine, manette_admin;
 end

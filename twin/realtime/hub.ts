@@ -9,7 +9,7 @@ import { canonicalJson } from '../../api/canonical-json.js';
 import { decode, encode, type Inbound, type Json, type JsonObject, type Outbound, type Vsn } from './protocol.js';
 import type { Log } from './listener.js';
 import { newPolicies, type AuthorizationContext, type AuthorizationError, type Authorizer, type Policies } from './authorization.js';
-import { confirmToken, joinReason, shutdownMessage } from './jwt.js';
+import { confirmToken, joinReason, shutdownMessage, type TenantKeys } from './jwt.js';
 
 type Task = () => void | Promise<void>;
 
@@ -40,8 +40,8 @@ interface Channel {
 
 export interface HubOptions {
   log: Log;
-  /** The tenant's jwt_secret as a key (its UTF-8 bytes). */
-  jwtKey: Uint8Array;
+  /** The tenant's jwt_secret (its UTF-8 bytes) and jwt_jwks. */
+  jwtKeys: TenantKeys;
   authorizer: Authorizer;
 }
 
@@ -72,12 +72,12 @@ export class Hub {
   readonly conns = new Set<Conn>();
   private readonly rooms = new Map<string, Set<Channel>>();
   private readonly log: Log;
-  private readonly jwtKey: Uint8Array;
+  private readonly jwtKeys: TenantKeys;
   private readonly authorizer: Authorizer;
 
   constructor(opts: HubOptions) {
     this.log = opts.log;
-    this.jwtKey = opts.jwtKey;
+    this.jwtKeys = opts.jwtKeys;
     this.authorizer = opts.authorizer;
   }
 
@@ -260,7 +260,7 @@ export class Hub {
 
     return (async () => {
       // confirm_token: the token is verified on every channel, public ones too.
-      const confirmed = await confirmToken(token, this.jwtKey);
+      const confirmed = await confirmToken(token, this.jwtKeys);
       if (conn.closed) return;
       if (!confirmed.ok) return refuse(joinReason(confirmed.error));
       ch.accessToken = token;
@@ -324,7 +324,7 @@ export class Hub {
   private async confirmTokenTick(ch: Channel): Promise<void> {
     ch.confirmTimer = undefined;
     if (ch.closed) return;
-    const res = await confirmToken(ch.accessToken, this.jwtKey);
+    const res = await confirmToken(ch.accessToken, this.jwtKeys);
     if (ch.closed) return;
     if (!res.ok) return this.shutdown(ch, shutdownMessage(res.error));
     this.scheduleConfirm(ch, res.checkInMs);
@@ -346,7 +346,7 @@ export class Hub {
     return (async () => {
       const previous = ch.policies;
       ch.accessToken = token;
-      const confirmed = await confirmToken(token, this.jwtKey);
+      const confirmed = await confirmToken(token, this.jwtKeys);
       if (ch.closed) return;
       if (!confirmed.ok) return this.shutdown(ch, shutdownMessage(confirmed.error));
       ch.ctx = this.context(ch.subTopic, confirmed.claims);

@@ -1,12 +1,26 @@
-// JWT checks of Supabase Realtime against the tenant's `jwt_secret`:
-// RealtimeWeb.ChannelsAuthorization.authorize_conn on top of
-// RealtimeWeb.JwtVerification.verify. Only the HS* signers exist locally (no
-// JWKS): the key is the secret string's UTF-8 bytes, as Joken.Signer.create does.
-import { decodeJwt, decodeProtectedHeader, errors, jwtVerify } from 'jose';
+// JWT checks of Supabase Realtime against the tenant's keys: its `jwt_secret` and its
+// `jwt_jwks` (a hosted project's JWT signing keys, public parts):
+// RealtimeWeb.ChannelsAuthorization.authorize_conn on top of RealtimeWeb.JwtVerification.verify
+// (supabase/realtime, lib/realtime_web/channels/auth/jwt_verification.ex). Which key checks
+// which token is its generate_signer, reproduced in `tenantSigner` below. The key of a
+// secret is the string's UTF-8 bytes, as Joken.Signer.create does.
+import { createHmac, createPublicKey, timingSafeEqual, verify as verifySignature, constants, type KeyObject } from 'node:crypto';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import type { JsonObject } from './protocol.js';
 
-// JwtVerification @hs_algorithms.
+// JwtVerification's lists: HS* with the jwt_secret (or an `oct` key of the JWKS with the
+// token's kid); RS*, ES* and the EdDSA spellings only with a key of the JWKS, found by kid.
 const HS_ALGORITHMS = ['HS256', 'HS384', 'HS512'];
+const RS_ALGORITHMS = ['RS256', 'RS384', 'RS512'];
+const ES_ALGORITHMS = ['ES256', 'ES384', 'ES512'];
+const ED_ALGORITHMS = ['Ed25519', 'Ed448', 'EdDSA'];
+const ED_CURVES = ['Ed25519', 'Ed448'];
+
+/** A JWK as the tenant's jwt_jwks holds it: a JSON object (kty, kid, and its key members). */
+export type TenantJwk = { kty?: unknown; kid?: unknown; crv?: unknown; k?: unknown; [member: string]: unknown };
+
+/** The tenant's keys: `jwt_secret` (its UTF-8 bytes) and, if it has one, `jwt_jwks` ({keys: [...]}). */
+export interface TenantKeys { secret: Uint8Array; jwks?: { keys: TenantJwk[] } }
 
 export type TokenError =
   /** {:error, :expired_token, "Token has expired N seconds ago"} */
@@ -17,8 +31,12 @@ export type TokenError =
   | { kind: 'malformed' }
   /** {:error, :signature_error} */
   | { kind: 'signature' }
-  /** {:error, :error_generating_signer}: an alg other than HS256/384/512. */
-  | { kind: 'signer' }
+  /**
+   * {:error, :error_generating_signer}: an alg it has no signer for (or an RS/ES/EdDSA alg
+   * without a kid or a JWKS); {:error, {:error_generating_signer, kid}} when a JWKS is there
+   * but holds no usable key of the token's kid and kind.
+   */
+  | { kind: 'signer'; kid?: string }
   /** confirm_token: exp - now <= 0 once verified (a clock edge). */
   | { kind: 'invalid_exp' }
   /** Any other Joken validation failure (e.g. a non-numeric exp or iat). */
@@ -38,42 +56,98 @@ function cleanToken(token: string): string | undefined {
   }
 }
 
+type Signer = { alg: string; key: Uint8Array } | { alg: string; key: KeyObject };
+
+const imported = new WeakMap<TenantJwk, KeyObject | Error>();
+/** Joken.Signer.create(alg, jwk): the JWK's public key (a JWK it cannot read fails later, as there). */
+function publicKey(jwk: TenantJwk): KeyObject | Error {
+  let key = imported.get(jwk);
+  if (!key) {
+    try {
+      key = createPublicKey({ key: jwk as import('node:crypto').JsonWebKey, format: 'jwk' });
+    } catch (err) {
+      key = err as Error;
+    }
+    imported.set(jwk, key);
+  }
+  return key;
+}
+
+/** JwtVerification.generate_signer(header, jwt_secret, jwt_jwks), clause by clause. */
+function tenantSigner(header: { alg?: unknown; kid?: unknown }, keys: TenantKeys): { ok: true; signer: Signer } | { ok: false; error: TokenError } {
+  const { alg, kid } = header;
+  if (typeof alg !== 'string') return { ok: false, error: { kind: 'signer' } };
+  const jwks = keys.jwks && Array.isArray(keys.jwks.keys) ? keys.jwks.keys : undefined;
+  if (typeof kid === 'string' && jwks) {
+    const find = (kty: string) => jwks.find((k) => k.kty === kty && k.kid === kid);
+    const asymmetric = (jwk: TenantJwk | undefined) => {
+      const key = jwk && publicKey(jwk);
+      if (key instanceof Error) return { ok: false as const, error: { kind: 'other' as const, detail: key.message } };
+      return key ? { ok: true as const, signer: { alg, key } } : { ok: false as const, error: { kind: 'signer' as const, kid } };
+    };
+    if (RS_ALGORITHMS.includes(alg)) return asymmetric(find('RSA'));
+    if (ES_ALGORITHMS.includes(alg)) return asymmetric(find('EC'));
+    if (ED_ALGORITHMS.includes(alg)) {
+      const jwk = find('OKP');
+      return asymmetric(jwk && ED_CURVES.includes(jwk.crv as string) ? jwk : undefined);
+    }
+    if (HS_ALGORITHMS.includes(alg)) {
+      // "If there's no JWK, and HS* is being used, instead of erroring, try the jwt_secret."
+      const oct = jwks.find((k) => k.kty === 'oct' && k.kid === kid && typeof k.k === 'string');
+      if (!oct) return { ok: true, signer: { alg, key: keys.secret } };
+      const k = oct.k as string; // Base.url_decode64(k, padding: false)
+      if (!/^[A-Za-z0-9_-]*$/.test(k) || k.length % 4 === 1) return { ok: false, error: { kind: 'signer', kid } };
+      return { ok: true, signer: { alg, key: new Uint8Array(Buffer.from(k, 'base64url')) } };
+    }
+  }
+  if (HS_ALGORITHMS.includes(alg)) return { ok: true, signer: { alg, key: keys.secret } };
+  return { ok: false, error: { kind: 'signer' } };
+}
+
+/** Joken.verify with that signer: the JWS signature over `header.payload`. */
+function signatureValid(jwt: string, { alg, key }: Signer): boolean {
+  const [h, p, s] = jwt.split('.') as [string, string, string];
+  const data = Buffer.from(`${h}.${p}`);
+  const signature = Buffer.from(s, 'base64url');
+  const hash = `sha${alg.slice(2)}`;
+  try {
+    if (key instanceof Uint8Array) {
+      const mac = createHmac(hash, key).update(data).digest();
+      return mac.length === signature.length && timingSafeEqual(mac, signature);
+    }
+    if (alg.startsWith('RS')) return verifySignature(hash, data, { key, padding: constants.RSA_PKCS1_PADDING }, signature);
+    if (alg.startsWith('ES')) return verifySignature(hash, data, { key, dsaEncoding: 'ieee-p1363' }, signature);
+    // Ed25519 / Ed448 name the curve; EdDSA takes the key's.
+    if (alg !== 'EdDSA' && key.asymmetricKeyType !== alg.toLowerCase()) return false;
+    return verifySignature(null, data, key, signature);
+  } catch {
+    return false;
+  }
+}
+
 /**
- * ChannelsAuthorization.authorize_conn(token, jwt_secret, nil): a verified token
+ * ChannelsAuthorization.authorize_conn(token, jwt_secret, jwt_jwks): a verified token
  * whose claims carry `role` and `exp`. Like JwtAuthToken (Joken), only `exp`
  * (a number in the future) and `iat` (a number, when present) are validated;
  * `nbf` is not. exp and iat are rounded (JwtVerification.round_decimal_numbers).
  */
-export async function authorizeToken(token: unknown, secret: Uint8Array): Promise<TokenResult> {
+export async function authorizeToken(token: unknown, keys: TenantKeys): Promise<TokenResult> {
   if (typeof token !== 'string') return { ok: false, error: { kind: 'other', detail: 'invalid_token' } };
   const jwt = cleanToken(token);
   if (jwt === undefined) return { ok: false, error: { kind: 'malformed' } };
   // JwtVerification.check_claims_format / check_header_format (Joken.peek_*).
-  let header: { alg?: unknown };
+  let header: { alg?: unknown; kid?: unknown };
+  let claims: JsonObject;
   try {
-    decodeJwt(jwt);
+    claims = decodeJwt(jwt) as JsonObject;
     header = decodeProtectedHeader(jwt);
   } catch {
     return { ok: false, error: { kind: 'malformed' } };
   }
-  // JwtVerification.generate_signer: HS* with the jwt_secret, nothing else without JWKS.
-  if (typeof header.alg !== 'string' || !HS_ALGORITHMS.includes(header.alg)) return { ok: false, error: { kind: 'signer' } };
-
-  let claims: JsonObject;
-  try {
-    claims = (await jwtVerify(jwt, secret, { algorithms: HS_ALGORITHMS })).payload as JsonObject;
-  } catch (err) {
-    if (err instanceof errors.JWSSignatureVerificationFailed) return { ok: false, error: { kind: 'signature' } };
-    // jose checks the claims only after the signature, so err.payload is authentic here.
-    // Joken does not validate nbf: a future nbf is accepted, the remaining checks are ours.
-    if ((err instanceof errors.JWTClaimValidationFailed || err instanceof errors.JWTExpired) && isObject(err.payload)) {
-      claims = err.payload as JsonObject;
-    } else if (err instanceof errors.JOSEAlgNotAllowed) {
-      return { ok: false, error: { kind: 'signer' } };
-    } else {
-      return { ok: false, error: { kind: 'malformed' } };
-    }
-  }
+  if (!/^[A-Za-z0-9_-]*$/.test(jwt.split('.')[2]!)) return { ok: false, error: { kind: 'malformed' } };
+  const signer = tenantSigner(header, keys);
+  if (!signer.ok) return signer;
+  if (!signatureValid(jwt, signer.signer)) return { ok: false, error: { kind: 'signature' } };
   const now = nowSeconds();
   // JwtAuthToken exp validator: is_number(exp) and exp > current_time, when exp is present.
   if ('exp' in claims) {
@@ -101,10 +175,10 @@ export async function authorizeToken(token: unknown, secret: Uint8Array): Promis
  * positive. Returns the claims and the delay of the next check:
  * min(@confirm_token_ms_interval = 5 min, exp_diff * 1000).
  */
-export async function confirmToken(token: unknown, secret: Uint8Array): Promise<
+export async function confirmToken(token: unknown, keys: TenantKeys): Promise<
   { ok: true; claims: JsonObject; exp: number; checkInMs: number } | { ok: false; error: TokenError }
 > {
-  const res = await authorizeToken(token, secret);
+  const res = await authorizeToken(token, keys);
   if (!res.ok) return res;
   const expDiff = res.exp - nowSeconds();
   if (!(expDiff > 0)) return { ok: false, error: { kind: 'invalid_exp' } };
@@ -118,10 +192,20 @@ export function joinReason(e: TokenError): string {
     case 'missing_claims': return 'InvalidJWTToken: Fields `role` and `exp` are required in JWT';
     case 'malformed': return 'MalformedJWT: The token provided is not a valid JWT';
     case 'signature': return 'JwtSignatureError: Failed to validate JWT signature';
-    case 'signer': return 'JwtSignerError: Failed to generate JWT signer, check your JWT secret or JWKS configuration';
+    case 'signer': return `JwtSignerError: ${signerMessage(e.kid)}`;
     case 'invalid_exp': return 'InvalidJWTToken: Token expiration time is invalid';
     case 'other': return 'Unknown Error on Channel';
   }
+}
+
+/** Elixir's inspect/1 of a printable string: double quotes, and \\ " #{ escaped. */
+const inspectString = (s: string): string => JSON.stringify(s).replace(/#\{/g, '\\#{');
+
+/** The text of both error_generating_signer forms (RealtimeChannel, UserSocket.error_response). */
+function signerMessage(kid: string | undefined): string {
+  return kid === undefined
+    ? 'Failed to generate JWT signer, check your JWT secret or JWKS configuration'
+    : `Failed to generate JWT signer for key ID (kid) ${inspectString(kid)}, check your JWT secret or JWKS configuration`;
 }
 
 /**
@@ -134,7 +218,7 @@ export function shutdownMessage(e: TokenError): string {
     case 'missing_claims': return 'Fields `role` and `exp` are required in JWT';
     case 'malformed': return 'The token provided is not a valid JWT';
     case 'signature': return ':signature_error';
-    case 'signer': return ':error_generating_signer';
+    case 'signer': return e.kid === undefined ? ':error_generating_signer' : signerMessage(e.kid);
     case 'invalid_exp': return '0';
     case 'other': return e.detail;
   }
@@ -147,7 +231,7 @@ export function handshakeError(e: TokenError): string {
     case 'missing_claims': return 'Fields `role` and `exp` are required in JWT';
     case 'malformed': return 'The token provided is not a valid JWT';
     case 'signature': return 'Failed to validate JWT signature';
-    case 'signer': return 'Failed to generate JWT signer, check your JWT secret or JWKS configuration';
+    case 'signer': return signerMessage(e.kid);
     case 'invalid_exp':
     case 'other': return 'Error connecting to Realtime';
   }

@@ -1,4 +1,4 @@
-// Database side of the local Realtime: realtime.send() (supabase-compat.sql)
+// Database side of the local Realtime: realtime.send() (twin/postgres/provision)
 // inserts into realtime.messages and NOTIFYs the row id on
 // `realtime_local_broadcast`, which Postgres delivers only on commit. This
 // stands in for Supabase's logical replication of realtime.messages

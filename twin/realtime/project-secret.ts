@@ -5,7 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Settings } from '../../api/config/settings.js';
-import { createRealtimeSigner, newRealtimeSecret, type RealtimeSigner } from '../../api/security/realtime-token.js';
+import type { JWK } from 'jose';
+import { createRealtimeSigner, newRealtimeSecret, privateJwkSetting, publicJwk, type RealtimeSigner } from '../../api/security/realtime-token.js';
 
 export const REALTIME_SECRET_FILE = 'realtime-jwt-secret';
 
@@ -28,9 +29,18 @@ export async function localRealtimeSecret(dataDir: string): Promise<string> {
   return secret;
 }
 
-/** The local stand-in's secret (MANETTE_REALTIME_JWT_SECRET, else the data folder's) and
- *  the signer of players' tokens for it: the same in the primary and in every worker. */
-export async function localRealtimeSigning(settings: Settings): Promise<{ secret: string; signer: RealtimeSigner }> {
+/**
+ * The local stand-in's keys and the signer of players' tokens for it, the same in the
+ * primary and in every worker: its secret (MANETTE_REALTIME_JWT_SECRET, else the data
+ * folder's) and, with MANETTE_REALTIME_JWT_PRIVATE_KEY, that key's public part as its JWKS
+ * (as a hosted project lists its imported signing key), the key then signing the tokens.
+ */
+export async function localRealtimeSigning(settings: Settings): Promise<{ secret: string; jwks?: { keys: JWK[] }; signer: RealtimeSigner }> {
   const secret = settings.MANETTE_REALTIME_JWT_SECRET ?? await localRealtimeSecret(settings.MANETTE_DATA_DIR);
+  if (settings.MANETTE_REALTIME_JWT_PRIVATE_KEY) {
+    const privateJwk = privateJwkSetting(settings.MANETTE_REALTIME_JWT_PRIVATE_KEY);
+    const signer = await createRealtimeSigner({ privateJwk }, settings.MANETTE_REALTIME_TOKEN_TTL_S);
+    return { secret, jwks: { keys: [publicJwk(privateJwk)] }, signer };
+  }
   return { secret, signer: await createRealtimeSigner({ secret }, settings.MANETTE_REALTIME_TOKEN_TTL_S) };
 }

@@ -4,7 +4,7 @@
 // the unmodified @supabase/realtime-js and hand-written game clients work,
 // delivery of realtime.send() rows committed in the database, and channel
 // authorization by the RLS policies on realtime.messages, with JWTs signed
-// with the tenant's jwt_secret.
+// with the tenant's jwt_secret or one of its JWT signing keys (jwt_jwks).
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -12,7 +12,7 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { createAuthorizer } from './authorization.js';
 import { Hub } from './hub.js';
 import { listen } from '../../api/http/node-server.js';
-import { authorizeToken, handshakeError, looksLikeJwt } from './jwt.js';
+import { authorizeToken, handshakeError, looksLikeJwt, type TenantJwk, type TenantKeys } from './jwt.js';
 import { startBroadcastListener, type Log } from './listener.js';
 import { negotiateVsn, type Vsn } from './protocol.js';
 
@@ -26,6 +26,12 @@ export interface LocalRealtimeOptions {
    * is a JWT, and the service_role token the HTTP broadcast endpoint requires.
    */
   jwtSecret: string;
+  /**
+   * The tenant's `jwt_jwks` ({keys: [JWK, ...]}): on a hosted project, the public parts of
+   * its JWT signing keys. A token with a `kid` and an RS*, ES* or EdDSA alg is verified by
+   * the key of that kid (twin/realtime/jwt.ts says which). Default: none (secret only).
+   */
+  jwtJwks?: { keys: TenantJwk[] };
   /**
    * Decides on an `apikey` (query parameter or x-api-key header) that is not a JWT
    * verified with jwtSecret (those are always accepted). Default: any non-empty key.
@@ -58,10 +64,10 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
   const log = opts.log ?? defaultLog;
   const host = opts.host ?? '127.0.0.1';
   if (typeof opts.jwtSecret !== 'string' || opts.jwtSecret === '') throw new Error('startLocalRealtime: jwtSecret is required');
-  const jwtKey = new TextEncoder().encode(opts.jwtSecret);
+  const jwtKeys: TenantKeys = { secret: new TextEncoder().encode(opts.jwtSecret), jwks: opts.jwtJwks };
   const maxEventsPerSecond = opts.maxEventsPerSecond ?? 1000;
   const authorizer = createAuthorizer({ databaseUrl: opts.databaseUrl, log });
-  const hub = new Hub({ log, jwtKey, authorizer });
+  const hub = new Hub({ log, jwtKeys, authorizer });
   const listener = await startBroadcastListener({
     databaseUrl: opts.databaseUrl,
     log,
@@ -97,7 +103,7 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
    */
   const socketAuth = async (apikey: string | undefined): Promise<{ ok: true; tenantToken?: string } | { ok: false; error: string }> => {
     if (!apikey) return { ok: false, error: 'API key is missing' };
-    const jwt = looksLikeJwt(apikey) ? await authorizeToken(apikey, jwtKey) : undefined;
+    const jwt = looksLikeJwt(apikey) ? await authorizeToken(apikey, jwtKeys) : undefined;
     if (jwt?.ok) return { ok: true, tenantToken: apikey };
     if (await authorized(apikey)) return { ok: true };
     return { ok: false, error: jwt && !jwt.ok ? handshakeError(jwt.error) : 'Invalid API key' };
@@ -149,7 +155,7 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
     const bearer = header(req, 'authorization')?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
     const token = bearer ?? header(req, 'apikey');
     if (!token) return sendJson(res, 401, { error: 'Unauthorized: a service_role token is required' }, true);
-    const auth = await authorizeToken(token, jwtKey);
+    const auth = await authorizeToken(token, jwtKeys);
     if (!auth.ok) return sendJson(res, 401, { error: `Unauthorized: ${handshakeError(auth.error)}` }, true);
     if (auth.claims.role !== 'service_role') return sendJson(res, 403, { error: 'Forbidden: only a service_role token may broadcast' }, true);
     // Body limit = the WebSocket frame limit, refused without reading the rest.

@@ -11,7 +11,8 @@ import pg from 'pg';
 import { migrate } from '../../db/migrate.js';
 import { startEmbeddedPostgres } from '../../../twin/postgres/embedded.js';
 import { freePort } from '../../../twin/net.js';
-import { installPgTap, runTapFile } from '../../../twin/postgres/pgtap.js';
+import { runTapFile } from '../../../twin/postgres/pgtap.js';
+import { createProvisionedDatabase, databaseUrl } from '../../../twin/postgres/provision.js';
 import { CliError } from '../database.js';
 import { say } from '../locale.js';
 import { reportFailure, type CommandContext } from '../output.js';
@@ -45,11 +46,12 @@ export function registerTest(program: Command, ctx: CommandContext): void {
         dir = await mkdtemp(path.join(tmpdir(), 'manette-test-'));
         await chmod(dir, 0o755); // as root, Postgres runs as the `postgres` user and must reach it
         server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: false });
+        // A database as a hosted project's (provisioned by the twin), migrated as `postgres`;
+        // each file gets a copy, made by `postgres` (it owns the template).
+        await createProvisionedDatabase(server.adminUrl, TEMPLATE_DB);
+        await migrate(databaseUrl(server.url, TEMPLATE_DB), ctx.project.migrationDirs);
         const admin = new pg.Client({ connectionString: server.url });
         await admin.connect();
-        await admin.query(`create database ${TEMPLATE_DB}`);
-        await installPgTap();
-        await migrate(server.url.replace(/\/postgres$/, `/${TEMPLATE_DB}`), ctx.project.migrationDirs);
 
         let passed = 0;
         let failed = 0;
@@ -58,7 +60,7 @@ export function registerTest(program: Command, ctx: CommandContext): void {
           const name = path.relative(process.cwd(), file);
           const db = `t_${randomBytes(6).toString('hex')}`;
           await admin.query(`create database ${db} template ${TEMPLATE_DB}`);
-          const client = new pg.Client({ connectionString: server.url.replace(/\/postgres$/, `/${db}`) });
+          const client = new pg.Client({ connectionString: databaseUrl(server.url, db) });
           await client.connect();
           try {
             const result = await runTapFile(client, await readFile(file, 'utf8'));

@@ -10,7 +10,7 @@ create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
 grant usage on schema extensions to manette_api, manette_engine, authenticated, anon;
 
-select plan(52);
+select plan(60);
 
 -- == Fixtures ====================================================================
 -- A: private rooms (the default), players may not write. C: players may write. P: public rooms.
@@ -138,7 +138,8 @@ select ok(not rt.may('write', rt.token('cid', 'rt-c', '-1 second'), rt.room('tes
 select ok(not rt.may('write', rt.token('cid', 'rt-c'), rt.room('test.mc'), 'broadcast', 'anon'), 'nor the anon role');
 
 -- == What the server sends =========================================================
-select is((select array_agg(row(r.event, r.private, r.payload)::text order by r.inserted_at)
+-- (realtime.send gives every payload an `id`: the row's, as Supabase does.)
+select is((select array_agg(row(r.event, r.private, r.payload - 'id')::text order by r.inserted_at)
            from realtime.messages r where r.topic = rt.own('alice')),
   array[row('matched', true, manette.mm_matched_json(current_setting('test.ma')::uuid, rt.pid('alice')))::text],
   'forming a room sends `matched` on each player''s private channel, as GET /matchmaking/status says it');
@@ -201,12 +202,47 @@ select ok((select bool_and(p.prosecdef and 'search_path=""' = any (p.proconfig) 
            from pg_proc p where p.oid in ('manette_realtime.can_read(text)'::regprocedure, 'manette_realtime.can_write(text)'::regprocedure)),
   'the policy helpers are SECURITY DEFINER, owned by manette_realtime, with an empty search_path');
 select ok(has_function_privilege('authenticated', 'manette_realtime.can_read(text)', 'execute')
-          and not has_function_privilege('anon', 'manette_realtime.can_read(text)', 'execute')
-          and not has_function_privilege('manette_api', 'manette_realtime.can_write(text)', 'execute')
-          and not has_function_privilege('authenticated', 'manette_realtime.token_claims()', 'execute'),
-  'only authenticated (the policies) may call them');
+          and has_function_privilege('anon', 'manette_realtime.can_write(text)', 'execute')
+          and not has_function_privilege('authenticated', 'manette_realtime.token_claims()', 'execute')
+          and not has_function_privilege('anon', 'manette_realtime.token_game()', 'execute'),
+  'every role may ask the two policy helpers (the restrictive policies run for every role), nothing else');
+select ok((select bool_and(not p.permissive::boolean) from (select polpermissive as permissive from pg_policy
+           where polrelid = 'realtime.messages'::regclass and polname like 'Manette topics are %') p)
+          and (select count(*) from pg_policy where polrelid = 'realtime.messages'::regclass and polname like 'Manette topics are %') = 4,
+  'Manette''s topics are guarded by four restrictive policies (select, insert, update, delete)');
 select ok(not (select r.rolbypassrls or r.rolsuper or r.rolcanlogin from pg_roles r where r.rolname = 'manette_realtime'),
   'manette_realtime cannot log in and does not bypass RLS');
+
+-- == A project's own broad policies do not open Manette's rooms =======================
+-- As a studio could write for its own channels (Supabase's docs show such examples).
+create policy "studio: everyone reads everything" on realtime.messages for select to authenticated, anon using (true);
+create policy "studio: everyone writes everything" on realtime.messages for insert to authenticated, anon with check (true);
+create policy "studio: everyone updates everything" on realtime.messages for update to authenticated, anon using (true) with check (true);
+select ok(rt.may('read', rt.token('alice', 'rt-a'), 'lobby') and rt.may('write', rt.token('alice', 'rt-a'), 'lobby')
+          and rt.may('read', '{}'::jsonb, 'lobby', 'broadcast', 'anon'),
+  'with them, the studio''s own topics are open, as it chose');
+select ok(rt.may('read', rt.token('alice', 'rt-a'), rt.room('test.ma')), 'a participant still reads the room');
+select ok(not rt.may('read', rt.token('carol', 'rt-a'), rt.room('test.ma')) and not rt.may('read', rt.token('bruno', 'rt-b'), rt.room('test.ma'))
+          and not rt.may('read', rt.token('alice', 'rt-a'), rt.room('test.ma'), 'broadcast', 'anon')
+          and not rt.may('read', '{}'::jsonb, rt.room('test.ma')),
+  'but nobody else reads a match room: another player, another game, anon, no claims');
+select ok(not rt.may('read', rt.token('bob', 'rt-a'), rt.own('alice')) and not rt.may('read', '{}'::jsonb, rt.own('alice'), 'broadcast', 'anon'),
+  'nor another player''s own channel');
+select ok(not rt.may('write', rt.token('alice', 'rt-a'), rt.room('test.ma')) and not rt.may('write', rt.token('carol', 'rt-a'), rt.room('test.ma'))
+          and not rt.may('write', '{}'::jsonb, rt.room('test.ma'), 'broadcast', 'anon') and not rt.may('write', rt.token('alice', 'rt-a'), rt.own('alice'))
+          and not rt.may('write', rt.token('alice', 'rt-a'), 'manette_whatever'),
+  'nor does anybody write on Manette''s topics that Manette does not let write');
+select ok(rt.may('write', rt.token('cid', 'rt-c'), rt.room('test.mc')) = false,
+  'a game that took writing back stays silent');
+select set_config('test.probe', gen_random_uuid()::text, true);
+insert into realtime.messages (id, topic, extension, payload) values (current_setting('test.probe')::uuid, rt.room('test.ma'), 'broadcast', '{"v": 1}');
+select set_config('test.claims', rt.token('alice', 'rt-a')::text, true);
+set local role authenticated;
+select set_config('request.jwt.claims', current_setting('test.claims'), true), set_config('realtime.topic', rt.room('test.ma'), true);
+update realtime.messages set payload = '{"v": 2}' where id = current_setting('test.probe')::uuid;
+reset role;
+select is((select payload from realtime.messages where id = current_setting('test.probe')::uuid), '{"v": 1}'::jsonb,
+  'and no client updates a message of Manette''s topics');
 
 select * from finish();
 rollback;
