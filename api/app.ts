@@ -1,6 +1,7 @@
 // The Express façade: validation, one api.* call per request, the envelope. No state.
 import express, { type NextFunction, type Request, type Response } from 'express';
 import cors from 'cors';
+import pg from 'pg';
 import type { Logger } from 'pino';
 import { BurstyRateLimiter, RateLimiterRes } from 'rate-limiter-flexible';
 import { z } from 'zod';
@@ -10,7 +11,7 @@ import { Reply, type Deps, type RouteDef } from './http/route.js';
 import { idempotencyOf } from './http/idempotency.js';
 import { requestLog } from './http/request-log.js';
 import { rateLimiterStore } from './http/rate-limit-store.js';
-import { ApiJson, type RequestContext } from './db/pool.js';
+import { ApiJson, runAsApi, type RequestContext } from './db/pool.js';
 import { routes } from './routes/index.js';
 import { buildOpenApi, docsRouter } from './openapi.js';
 import { mountStaticAssets } from './static-assets.js';
@@ -50,9 +51,9 @@ export function createApp(deps: Deps, logger: Logger): express.Express {
   app.get('/avatars/:id', async (req, res, next) => {
     try {
       const id = z.uuid().safeParse(req.params.id);
-      const { rows } = id.success
-        ? await deps.pool.query('select * from api.avatar_get($1)', [id.data])
-        : { rows: [] };
+      const rows = id.success
+        ? await runAsApi<{ mime_type: string; content: Buffer }>(deps.pool, `select * from api.avatar_get(${pg.escapeLiteral(id.data)}::uuid)`)
+        : [];
       if (!rows[0]) throw ERRORS.playerNotFound();
       res.set('Cache-Control', 'public, max-age=300').type(rows[0].mime_type).send(rows[0].content);
     } catch (err) {

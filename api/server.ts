@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { createLogger } from './logger.js';
 import type { Settings } from './config/settings.js';
 import { migrate } from './db/migrate.js';
-import { callApi, createPool, type Pool } from './db/pool.js';
+import { callApi, createPool, verifyApiIdentity, type Pool } from './db/pool.js';
 import { applyGameFile, gameCount } from './config/apply.js';
 import { existingDemoGame } from './config/demo.js';
 import { startEmbeddedPostgres, type RunningPostgres } from '../twin/postgres/embedded.js';
@@ -95,6 +95,9 @@ export async function startService(
     // With workers, this process's pool only checks the local Realtime's keys.
     const pool = createPool(databaseUrl, { role: settings.MANETTE_DB_ROLE, max: workers > 1 ? 2 : settings.MANETTE_DB_POOL_SIZE });
     cleanups.push(() => pool.end());
+    // The identity requests will really have (role, no RLS bypass, time limit), checked
+    // through their own path: otherwise nothing is served (the message names the fix).
+    await verifyApiIdentity(pool);
 
     let realtime: Deps['realtime'];
     let realtimeServiceKey: string | undefined;

@@ -18,7 +18,7 @@ import type http from 'node:http';
 import type { Logger } from 'pino';
 import { createLogger } from './logger.js';
 import { readSettings, type Settings } from './config/settings.js';
-import { createPool } from './db/pool.js';
+import { createPool, verifyApiIdentityAtStart } from './db/pool.js';
 import { buildFacade, supabaseRealtime } from './app-factory.js';
 import { createApiServer, DEFAULT_LIMITS, listen } from './http/node-server.js';
 import type { Deps } from './http/route.js';
@@ -161,6 +161,9 @@ export async function runWorker(): Promise<void> {
   try {
     countRateLimitsInPrimary();
     pool = createPool(config.databaseUrl, { role: settings.MANETTE_DB_ROLE, max: config.poolSize });
+    // A wrong identity stops the worker (the primary then fails to start, with the message);
+    // a database unreachable for now only delays the check to the first request.
+    await verifyApiIdentityAtStart(pool, (err) => logger.warn({ err }, 'database unreachable: the API identity will be checked before the first request'));
     let realtime: Deps['realtime'];
     if (config.realtime) {
       const { signer } = await localRealtimeSigning(settings);

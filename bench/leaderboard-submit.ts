@@ -28,8 +28,10 @@ try {
   const gameFile = path.join(dir, 'bench.json');
   await writeFile(gameFile, JSON.stringify({ jeu: 'bench', nom: 'Bench', classements: { score: { ordre: 'desc', operateur: 'meilleur' } } }));
   const key = (await applyGameFile(server.url, gameFile)).api_key;
-  const api = new pg.Client({ connectionString: server.url, options: '-c role=manette_api' });
+  // A direct connection of its own: a session-level role is safe here (no pooler).
+  const api = new pg.Client({ connectionString: server.url });
   await api.connect();
+  await api.query('set role manette_api');
   const players: { token: string; id: string }[] = [];
   for (let i = 0; i < PLAYERS; i++) {
     const token = `pt_${String(i).padStart(4, '0')}${'s'.repeat(44)}`;

@@ -25,7 +25,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../twin/postgres/embedded.js';
 import { migrate } from '../api/db/migrate.js';
-import { callApi, createPool, type RequestContext } from '../api/db/pool.js';
+import { apiStatement, callApi, createPool, type RequestContext } from '../api/db/pool.js';
 import { freePort } from './support.js';
 
 function arg(name: string, fallback: number): number {
@@ -187,8 +187,7 @@ try {
         const job = jobs[next++]!;
         const t0 = performance.now();
         try {
-          await pool.query('select api.leaderboards_submit($1::jsonb, $2::jsonb) as r',
-            [JSON.stringify(ctx(job.token)), JSON.stringify({ id: job.board, valeur: job.valeur })]);
+          await pool.query(pool.identityPrefix + apiStatement('leaderboards_submit', ctx(job.token), { id: job.board, valeur: job.valeur }));
         } catch (err) {
           const code = (err as { code?: string }).code ?? 'other';
           errors[code] = (errors[code] ?? 0) + 1;

@@ -41,8 +41,10 @@ try {
   const key = (await applyGameFile(server.url, gameFile)).api_key;
 
   // Players and matches through the api functions, as the façade calls them.
-  const api = new pg.Client({ connectionString: server.url, options: '-c role=manette_api' });
+  // A direct connection of its own: a session-level role is safe here (no pooler).
+  const api = new pg.Client({ connectionString: server.url });
   await api.connect();
+  await api.query('set role manette_api');
   const call = async (fn: string, ctx: object, body: object) =>
     (await api.query(`select api.${fn}($1::jsonb, $2::jsonb) as r`, [JSON.stringify(ctx), JSON.stringify(body)])).rows[0].r;
   const matches: { id: string; tokens: [string, string] }[] = [];

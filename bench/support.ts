@@ -55,10 +55,12 @@ export async function closedLoop<T>(
   statement: (item: T, n: number) => [string, unknown[]],
 ): Promise<number> {
   const clients = await Promise.all(items.map(async () => {
-    const c = new pg.Client({ connectionString: databaseUrl, options: opts.role === 'api' ? '-c role=manette_api' : undefined });
+    const c = new pg.Client({ connectionString: databaseUrl });
     // A failed statement ends the run and the server; the others' lost connections must not hide it.
     c.on('error', () => {});
     await c.connect();
+    // Direct connections, one per loop: a session-level role is safe here (no pooler).
+    if (opts.role === 'api') await c.query('set role manette_api');
     await c.query(`set synchronous_commit = ${opts.durable ? 'on' : 'off'}`);
     return c;
   }));

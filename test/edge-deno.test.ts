@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, denoBinary, startTestApp, type TestApp } from './support/harness.js';
+import { client, denoBinary, freshDatabase, query, startTestApp, type TestApp } from './support/harness.js';
 import { freePort } from './support/net.js';
 
 const deno = denoBinary();
@@ -102,6 +102,24 @@ describe.skipIf(!deno)('Edge Function under Deno', () => {
     expect(typeof bad.body.message).toBe('string');
     expect(bad.headers.get('x-request-id')).toMatch(/.+/);
   });
+});
+
+describe.skipIf(!deno)('the Edge Function\'s identity check', () => {
+  it('refuses to start as a role with BYPASSRLS, naming the fix', async () => {
+    const databaseUrl = await freshDatabase();
+    const role = `t_edge_bypass_${Math.random().toString(36).slice(2, 10)}`;
+    // The function's user is manette_api (a login, as behind the pooler): it may set this role.
+    await query(databaseUrl, `create role ${role} nologin bypassrls; grant ${role} to manette_api`);
+    try {
+      const failure = await startTestApp({ MANETTE_DB_ROLE: role }, databaseUrl, { server: 'edge' }).then(
+        async (app) => { await app.close(); return undefined; }, (err: unknown) => err as Error);
+      expect(failure?.message).toMatch(/the edge function exited \(1\)/);
+      expect(failure?.message).toContain(`the API's database role "${role}" has BYPASSRLS`);
+      expect(failure?.message).toContain('set MANETTE_DB_ROLE to manette_api');
+    } finally {
+      await query(databaseUrl, `drop role ${role}`);
+    }
+  }, 90_000);
 });
 
 describe.skipIf(!deno)('npm run edge', () => {

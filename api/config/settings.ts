@@ -22,7 +22,8 @@ const Env = z.object({
   // Connections one client address may hold open (slow clients, contract section 12).
   MANETTE_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(1).default(256),
   DATABASE_URL: z.string().url().optional(),
-  // Role the façade assumes on every connection; it may execute api.* only.
+  // Role the façade's SQL runs as, set inside each request's transaction (api/db/pool.ts);
+  // it may execute api.* only. The start refuses a superuser or a role with BYPASSRLS.
   MANETTE_DB_ROLE: z.string().regex(/^[a-z_][a-z0-9_]*$/).default('manette_api'),
   // Connections of the whole service: with several workers, split among them (api/workers.ts).
   MANETTE_DB_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),

@@ -3,9 +3,8 @@
 // api/routes/<resource>/ and name the SQL function they call.
 import type { Request } from 'express';
 import type { z } from 'zod';
-import type pg from 'pg';
 import type { Settings } from '../config/settings.js';
-import type { ApiJson, RequestContext } from '../db/pool.js';
+import type { ApiJson, Pool, RequestContext } from '../db/pool.js';
 import type { GoogleIdentity } from '../security/google.js';
 import type { RealtimeSigner } from '../security/realtime-token.js';
 import type { ApiError, FieldIssue } from './errors.js';
@@ -13,7 +12,7 @@ import type { ApiError, FieldIssue } from './errors.js';
 export type Auth = 'key' | 'player' | 'public';
 
 export interface Deps {
-  pool: pg.Pool;
+  pool: Pool;
   settings: Settings;
   verifyGoogleIdToken: (idToken: string) => Promise<GoogleIdentity | null>;
   /** Supabase Realtime's URL and anon key; or, for the local stand-in, its port (the URL

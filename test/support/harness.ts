@@ -12,7 +12,7 @@ import { pino } from 'pino';
 import { inject } from 'vitest';
 import { createApp, BASE_PATH } from '../../api/app.js';
 import { createApiServer, DEFAULT_LIMITS, type NodeServerLimits } from '../../api/http/node-server.js';
-import { createPool } from '../../api/db/pool.js';
+import { createPool, type Pool } from '../../api/db/pool.js';
 import { realtimeKeyCheck } from '../../api/server.js';
 import { startLocalRealtime } from '../../twin/realtime/server.js';
 import { readSettings, type Settings } from '../../api/config/settings.js';
@@ -72,7 +72,8 @@ export interface TestApp {
   baseUrl: string;
   databaseUrl: string;
   settings: Settings;
-  pool: pg.Pool;
+  /** The façade's pool (through `poolUrl` when given). */
+  pool: Pool;
   /** The realtime JWT secret (the local stand-in verifies it) and the façade's signer. */
   realtimeSecret: string;
   signer: RealtimeSigner;
@@ -94,6 +95,10 @@ export async function startTestApp(
     server?: 'node' | 'edge';
     /** Edge mode: another function folder (index.ts, deno.json) than this repo's, e.g. a studio's. */
     edgeFunctionDir?: string;
+    /** Node mode: the URL the façade's pool connects to (e.g. through a pooler), if not the database's own. */
+    poolUrl?: string;
+    /** Node mode: the façade's database deadline (statement_timeout), if not DATABASE_DEADLINE_MS. */
+    deadlineMs?: number;
   } = {},
 ): Promise<TestApp> {
   if ((opts.server ?? testServer()) === 'edge') return startEdgeTestApp(env, databaseUrl, opts);
@@ -105,7 +110,7 @@ export async function startTestApp(
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const pool = createPool(dbUrl, { role: 'manette_api', max: 20 });
+  const pool = createPool(opts.poolUrl ?? dbUrl, { role: 'manette_api', max: 20, deadlineMs: opts.deadlineMs });
   const admin = new pg.Pool({ connectionString: dbUrl, max: 4 });
   admin.on('error', () => {});
   const realtimeSecret = settings.MANETTE_REALTIME_JWT_SECRET ?? newRealtimeSecret();
@@ -180,8 +185,9 @@ export const EDGE = testServer() === 'edge';
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 export const EDGE_ENTRY = path.join(ROOT, 'supabase', 'functions', 'manette', 'index.ts');
 export const EDGE_PREFIX = '/manette';
-/** The password the API role logs in with in edge mode (the pooler's user, docs/deploy.md). */
-const EDGE_DB_PASSWORD = 'manette-edge-test';
+/** The password manette_api logs in with where it is the database user (edge mode, the
+ *  transaction pooler tests; docs/deploy.md): one for every test file, which share the role. */
+export const API_LOGIN_PASSWORD = 'manette-edge-test';
 
 /** The Deno binary of the `deno` package (its platform package's, so no install script is needed); undefined if absent. */
 export function denoBinary(): string | undefined {
@@ -204,7 +210,8 @@ export const DENO_RUN_ARGS = denoRunArgs(path.dirname(EDGE_ENTRY));
 /**
  * The same TestApp, its façade being the Edge Function in a Deno process on the same fresh
  * database. As on Supabase behind the pooler, Deno connects as manette_api itself (a login
- * role here) with no startup options; its time limits are role settings of this database.
+ * role here); its role and time limits are set by each request (api/db/pool.ts), not by
+ * role settings.
  */
 async function startEdgeTestApp(
   env: Record<string, string>, databaseUrl: string | undefined, opts: { logs?: string[]; realtime?: boolean; edgeFunctionDir?: string },
@@ -223,26 +230,10 @@ async function startEdgeTestApp(
   const settings = readSettings(settingsEnv);
   const admin = new pg.Pool({ connectionString: dbUrl, max: 4 });
   admin.on('error', () => {});
-  const dbName = new URL(dbUrl).pathname.slice(1);
-  // Roles are shared by the cluster: parallel test files may update this one at once.
-  for (const sql of [
-    `alter role manette_api login password '${EDGE_DB_PASSWORD}'`,
-    `alter role manette_api in database ${dbName} set statement_timeout = 5000`,
-    `alter role manette_api in database ${dbName} set idle_in_transaction_session_timeout = 10000`,
-  ]) {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await admin.query(sql);
-        break;
-      } catch (err) {
-        if (attempt > 20 || !/concurrently/.test((err as Error).message)) throw err;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
-  }
+  await loginApiRole(admin, API_LOGIN_PASSWORD);
   const apiUrl = new URL(dbUrl);
   apiUrl.username = 'manette_api';
-  apiUrl.password = EDGE_DB_PASSWORD;
+  apiUrl.password = API_LOGIN_PASSWORD;
 
   const pool = createPool(dbUrl, { role: 'manette_api', max: 4 });
   const realtimeSecret = settings.MANETTE_REALTIME_JWT_SECRET ?? newRealtimeSecret();
@@ -292,6 +283,23 @@ async function startEdgeTestApp(
       await stop();
       await realtime?.close();
     });
+}
+
+/**
+ * Makes manette_api a login role with this password (the Edge Function's user behind the
+ * transaction pooler, docs/deploy.md). Roles are shared by the cluster: parallel test files
+ * may update this one at once, so a concurrent update is retried.
+ */
+export async function loginApiRole(admin: pg.Pool | pg.Client, password: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await admin.query(`alter role manette_api login password ${pg.escapeLiteral(password)}`);
+      return;
+    } catch (err) {
+      if (attempt > 20 || !/concurrently/.test((err as Error).message)) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
 }
 
 /** Up to 60 s (Deno's first start compiles the façade) for /health to answer 200. */

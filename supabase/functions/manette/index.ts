@@ -7,7 +7,7 @@ import process from 'node:process';
 import express from 'express';
 import { pino } from 'pino';
 import { readSettings } from '../../../api/config/settings.js';
-import { createPool } from '../../../api/db/pool.js';
+import { createPool, verifyApiIdentityAtStart } from '../../../api/db/pool.js';
 import { buildFacade, supabaseRealtime } from '../../../api/app-factory.js';
 import { messageFor } from '../../../api/http/messages.js';
 
@@ -32,9 +32,15 @@ if (!settings.DATABASE_URL) {
 if (!settings.MANETTE_REALTIME_URL) throw new Error('MANETTE_REALTIME_URL is not set (docs/deploy.md)');
 
 const logger = pino({ level: settings.LOG_LEVEL });
-// The pooler (transaction mode) passes on no startup parameter: the URL's user is the API
-// role itself, which carries the time limits; unnamed statements only (callApi uses no names).
-const pool = createPool(settings.DATABASE_URL, { startupOptions: false, max: settings.MANETTE_DB_POOL_SIZE });
+// Behind the pooler (transaction mode) the URL's user is the API role itself (docs/deploy.md);
+// each request sets its role and time limit inside its own transaction, as on Node.
+const pool = createPool(settings.DATABASE_URL, { role: settings.MANETTE_DB_ROLE, max: settings.MANETTE_DB_POOL_SIZE });
+// A wrong identity (a superuser, BYPASSRLS, a role that cannot be set) stops the function
+// here with the fix in its message; an unreachable database only delays the check to the
+// first request (meanwhile /health and requests answer 503 unavailable).
+await verifyApiIdentityAtStart(pool, (err) => {
+  logger.warn({ err }, 'database unreachable: the API identity will be checked before the first request');
+});
 const app = buildFacade({ pool, settings, realtime: await supabaseRealtime(settings) }, logger);
 
 const outer = express();
