@@ -1,0 +1,59 @@
+// The Supabase Edge Function "manette": the Express façade of api/ (same routes, same
+// rules, built by the same code as the Node server), served by Supabase's edge runtime
+// (Deno). This file is the entry of the function's bundle (api/edge/bundle.ts writes it
+// to supabase/functions/manette/manette.js, which the function's index.ts imports).
+// Supabase hands the function every path under /manette: the API answers at
+// /manette/api/public/v1. Settings come from the environment (`supabase secrets set`);
+// see docs/deploy.md.
+import http from 'node:http';
+import process from 'node:process';
+import express from 'express';
+import { pino } from 'pino';
+import { readSettings } from '../config/settings.js';
+import { createPool } from '../db/pool.js';
+import { buildFacade, supabaseRealtime } from '../app-factory.js';
+import { messageFor } from '../http/messages.js';
+import { hashOnCallingThread } from '../security/argon2.js';
+
+const FUNCTION_PATH = '/manette';
+
+const env: Record<string, string | undefined> = { ...process.env };
+const port = Number(env.PORT ?? 8000);
+const supabaseUrl = env.SUPABASE_URL;
+if (supabaseUrl) {
+  // On a Supabase project: its public URL and Realtime, unless set explicitly.
+  env.MANETTE_PUBLIC_URL ??= `${supabaseUrl.replace(/\/$/, '')}/functions/v1/manette`;
+  env.MANETTE_REALTIME_URL ??= `${supabaseUrl.replace(/^http/, 'ws').replace(/\/$/, '')}/realtime/v1`;
+  env.MANETTE_REALTIME_KEY ??= env.SUPABASE_ANON_KEY;
+} else {
+  // `npm run edge`: avatar URLs must carry the function's prefix.
+  env.MANETTE_PUBLIC_URL ??= `http://localhost:${port}${FUNCTION_PATH}`;
+}
+const settings = readSettings(env);
+if (!settings.DATABASE_URL) {
+  throw new Error('DATABASE_URL is not set: the pooler\'s URL (transaction mode, port 6543) with the manette_api user (docs/deploy.md)');
+}
+if (!settings.MANETTE_REALTIME_URL) throw new Error('MANETTE_REALTIME_URL is not set (docs/deploy.md)');
+
+// Supabase keeps what the function writes to the console: one JSON line per log entry.
+const logger = pino({ level: settings.LOG_LEVEL }, { write: (line: string) => console.log(line.replace(/\n$/, '')) });
+// The runtime starts no thread (and the bundle carries no worker module): argon2id runs on
+// this thread, one hash at a time (docs/deploy.md, "Passwords").
+hashOnCallingThread();
+// The pooler (transaction mode) passes on no startup parameter: the URL's user is the API
+// role itself, which carries the time limits; unnamed statements only (callApi uses no names).
+const pool = createPool(settings.DATABASE_URL, { startupOptions: false, max: settings.MANETTE_DB_POOL_SIZE });
+const app = buildFacade({ pool, settings, realtime: await supabaseRealtime(settings) }, logger);
+
+const outer = express();
+outer.disable('x-powered-by');
+outer.use(FUNCTION_PATH, app);
+outer.use((_req, res) => {
+  res.status(404).json({ ok: false, error: 'not_found', message: messageFor('not_found', 'fr') });
+});
+
+// Supabase's runtime takes the requests of this server whatever the port; locally, PORT.
+const server = http.createServer(outer);
+server.listen(port, env.HOST ?? '0.0.0.0', () => {
+  logger.info({ url: `http://localhost:${port}${FUNCTION_PATH}/api/public/v1` }, 'manette edge function listening');
+});
