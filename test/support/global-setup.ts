@@ -10,11 +10,17 @@ import { startEmbeddedPostgres } from '../../twin/postgres/embedded.js';
 import { migrate } from '../../api/db/migrate.js';
 import { installPgTap } from './pgtap.js';
 import { freePort } from './net.js';
+import { deployFunction, type DeployedFunction } from './deployed-function.js';
+import { buildFunctionBundle } from '../../api/edge/bundle.js';
 // @ts-expect-error: plain JavaScript build script, no declarations
 import { build as buildSdk } from '../../sdk/build.mjs';
 
 declare module 'vitest' {
-  export interface ProvidedContext { pgAdminUrl: string }
+  export interface ProvidedContext {
+    pgAdminUrl: string;
+    /** Edge mode (npm run test:edge): the function folder of what the Supabase CLI uploaded. */
+    edgeFunctionDir?: string;
+  }
 }
 
 export const TEMPLATE_DB = 'manette_template';
@@ -32,7 +38,16 @@ export default async function setup(project: TestProject) {
   await installPgTap();
   await migrate(server.url.replace(/\/postgres$/, `/${TEMPLATE_DB}`));
   project.provide('pgAdminUrl', server.url);
+  // Edge mode: the HTTP tests run against the function as deployed (built, uploaded by
+  // the real Supabase CLI to the Management API stand-in, copied into an empty folder).
+  let deployed: DeployedFunction | undefined;
+  if (process.env.MANETTE_TEST_SERVER === 'edge') {
+    await buildFunctionBundle();
+    deployed = await deployFunction(path.resolve(import.meta.dirname, '..', '..'));
+    project.provide('edgeFunctionDir', deployed.dir);
+  }
   return async () => {
+    await deployed?.remove();
     await server.stop();
     await rm(dir, { recursive: true, force: true });
   };
