@@ -142,10 +142,14 @@ export class WasmThreads implements Argon2Backend {
       return;
     }
     if (this.mainThread) {
+      // A hash blocks this thread while it runs: each waits for the event loop to serve what
+      // arrived first (a refusal, another request), so hashes back to back never starve it.
       for (const job of this.jobs.splice(0)) {
-        const started = performance.now();
-        wasmHash(job.password, job.salt, job.params, job.length)
-          .then((hash) => job.resolve({ hash, ms: performance.now() - started }), job.reject);
+        setImmediate(() => {
+          const started = performance.now();
+          wasmHash(job.password, job.salt, job.params, job.length)
+            .then((hash) => job.resolve({ hash, ms: performance.now() - started }), job.reject);
+        });
       }
       return;
     }
