@@ -55,7 +55,7 @@ describe.skipIf(!deno)('the deployed Edge Function under the edge runtime\'s Den
     expect(deployed.files.find((f) => f.path.endsWith('manette.js'))!.bytes).toBe(bundle.bytes);
     expect(deployed.cli.stdout).toContain(`Deployed Functions on project ${deployed.projectRef}: manette`);
     // Every import the CLI's walker followed was there to upload.
-    expect(deployed.cli.stderr).not.toMatch(/WARN/);
+    expect(deployed.cli.stderr).not.toMatch(/WARN: failed to read file/);
     // The folder the function runs from holds those files and nothing else.
     const held = (await readdir(deployed.root, { recursive: true, withFileTypes: true })).filter((e) => e.isFile())
       .map((e) => path.relative(deployed.root, path.join(e.parentPath, e.name)).split(path.sep).join('/'));
@@ -142,6 +142,19 @@ describe.skipIf(!deno)('the deployed Edge Function under the edge runtime\'s Den
     expect(r.body).toMatchObject({ ok: true, url: 'ws://127.0.0.1:1/realtime/v1', channel_prefix: 'manette_partie_' });
     const { payload } = await jwtVerify(r.body.token, new TextEncoder().encode(app.realtimeSecret));
     expect(payload).toMatchObject({ role: 'authenticated' });
+  });
+
+  it('a body over the limit gets Connection: close, and the next request succeeds', async () => {
+    // Deno 2.1's node:http may drop the connection after a 413; the function says so
+    // (api/edge/function.ts), so that the client's next request does not fail.
+    for (let i = 0; i < 5; i++) {
+      const big = await api.post('/players/register', { pseudo: 'Big', email: 'big@example.test', password: 'x'.repeat(2.1 * 1024 * 1024) });
+      expect([big.status, big.body.error, big.headers.get('connection')]).toEqual([413, 'payload_too_large', 'close']);
+      expect((await api.get('/realtime/config', { key: null })).status).toBe(401);
+    }
+    // Other answers keep it.
+    const small = await api.post('/players/login', { identifiant: 'nobody', password: 'x' });
+    expect(small.headers.get('connection')).not.toBe('close');
   });
 
   it('answers errors with the envelope, in the player\'s language', async () => {

@@ -99,10 +99,15 @@ export async function buildFunctionBundle(outFile = path.join(FUNCTION_DIR, BUND
 }
 
 async function bundledPackages(meta: Metafile): Promise<Record<string, string>> {
+  const root = PACKAGE_ROOT.split(path.sep).join('/');
   const dirs = new Map<string, string>();
   for (const input of Object.keys(meta.inputs)) {
-    const m = /^(.*node_modules\/)((?:@[^/]+\/)?[^/]+)\//.exec(input.split(path.sep).join('/'));
-    if (m) dirs.set(m[2]!, path.resolve(PACKAGE_ROOT, m[1]! + m[2]!));
+    if (input.includes(':')) continue; // a stub (namespace:path)
+    // Relative to this package's root; installed, its dependencies are beside it (../express/...).
+    const file = path.resolve(PACKAGE_ROOT, input).split(path.sep).join('/');
+    if (file.startsWith(`${root}/`) && !file.slice(root.length).includes('/node_modules/')) continue; // Manette's own
+    const m = /^(.*\/node_modules\/)((?:@[^/]+\/)?[^/]+)\//.exec(file);
+    if (m) dirs.set(m[2]!, m[1]! + m[2]!);
   }
   const packages: Record<string, string> = {};
   for (const [name, dir] of [...dirs].sort(([a], [b]) => a.localeCompare(b))) {
