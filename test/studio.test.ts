@@ -295,7 +295,10 @@ describe('a studio project with Manette as a package', () => {
     const fn = path.join(studio, 'supabase', 'functions', 'manette');
     expect(await readFile(path.join(fn, 'index.ts'), 'utf8')).toMatch(/^import '\.\/manette\.js';$/m);
     // Built from the installed package, git-ignored.
-    expect(await readFile(path.join(fn, 'manette.js'), 'utf8')).toMatch(/^\/\/ Manette \d+\.\d+\.\d+: the Supabase Edge Function "manette"/);
+    const bundle = await readFile(path.join(fn, 'manette.js'), 'utf8');
+    expect(bundle).toMatch(/^\/\/ Manette \d+\.\d+\.\d+: the Supabase Edge Function "manette"/);
+    const { dependencies } = JSON.parse(await readFile(path.join(REPO, 'package.json'), 'utf8'));
+    expect(bundle).toContain(`express@${dependencies.express}`); // the studio's installed packages, named with their versions
     expect(await readFile(path.join(studio, '.gitignore'), 'utf8')).toContain('supabase/functions/manette/manette.js');
 
     // `npx supabase functions deploy manette --use-api --no-verify-jwt` in the studio's
