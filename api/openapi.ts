@@ -82,6 +82,9 @@ export function docsRouter(specUrl: string): express.Router {
   router.get('/init.js', (_req, res) => {
     res.type('js').send(`window.ui = SwaggerUIBundle({url: ${JSON.stringify(specUrl)}, dom_id: '#docs'});`);
   });
-  router.use(express.static(getAbsoluteFSPath(), { index: false }));
+  // Swagger UI's files: none in the Edge Function's bundle (api/edge/bundle.ts), where they
+  // answer the JSON 404.
+  const assets: string | undefined = getAbsoluteFSPath();
+  if (assets) router.use(express.static(assets, { index: false }));
   return router;
 }

@@ -94,7 +94,8 @@ await denoCandidates(node);
 }
 
 // == Deno =====================================================================
-// The Deno of the `deno` package (its platform package's binary), as test/support/harness.ts finds it.
+// The Deno of the `deno` package (its platform package's binary), running this file's sources with the
+// repository's node_modules (bench/deno.json). The Edge Function itself runs its bundle (api/edge/bundle.ts).
 const deno = (() => {
   const req = createRequire(import.meta.url);
   for (const pkg of [`@deno/${process.platform}-${process.arch}${process.platform === 'linux' ? '-glibc' : ''}`, 'deno']) {
@@ -108,7 +109,7 @@ const deno = (() => {
 if (deno) {
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
   const out = await new Promise<string>((resolve, reject) => {
-    const child = spawn(deno, ['run', '--config', path.join(root, 'supabase/functions/manette/deno.json'), '--cached-only', '--no-prompt',
+    const child = spawn(deno, ['run', '--config', path.join(root, 'bench/deno.json'), '--cached-only', '--no-prompt',
       '--allow-read', '--allow-env', '--allow-sys', '--allow-net', fileURLToPath(import.meta.url), '--deno-child',
       '--count', String(bound.count), '--seconds', String(bound.ms / 1000)], {
       cwd: root, env: { ...process.env, DENO_NO_UPDATE_CHECK: '1' }, stdio: ['ignore', 'pipe', 'inherit'],

@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS_DIR, sha256 } from '../api/db/migrate.js';
 import { freePort } from './support/net.js';
 import { denoBinary, emptyDatabase, query, startTestApp } from './support/harness.js';
+import { deployFunction } from './support/deployed-function.js';
+import { MAX_UPLOAD_BYTES } from '../twin/management-api/server.js';
 import { npmStart } from './support/npm-start.js';
 import { packedManette } from './support/pack.js';
 
@@ -285,16 +287,33 @@ describe('a studio project with Manette as a package', () => {
       .toEqual({ onlyViaCli: [], onlyViaManette: [] });
   });
 
-  it.skipIf(!denoBinary())('supabase-function: the studio\'s own Edge Function under Deno serves its game on that database', async () => {
+  it.skipIf(!denoBinary())('supabase-function: the studio\'s function, deployed by the Supabase CLI, serves its game on that database', async () => {
     const r = await manette(['supabase-function']);
     expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Edge Function written in supabase/functions/manette');
     const fn = path.join(studio, 'supabase', 'functions', 'manette');
-    expect(await readFile(path.join(fn, 'index.ts'), 'utf8')).toContain("import './_package/supabase/functions/manette/index.ts';");
-    // Generated outside node_modules (Deno refuses TypeScript there), git-ignored.
-    expect(existsSync(path.join(fn, '_package', 'api', 'app-factory.ts'))).toBe(true);
-    expect(await readFile(path.join(studio, '.gitignore'), 'utf8')).toContain('supabase/functions/manette/_package/');
+    expect(await readFile(path.join(fn, 'index.ts'), 'utf8')).toMatch(/^import '\.\/manette\.js';$/m);
+    // Built from the installed package, git-ignored.
+    const bundle = await readFile(path.join(fn, 'manette.js'), 'utf8');
+    expect(bundle).toMatch(/^\/\/ Manette \d+\.\d+\.\d+: the Supabase Edge Function "manette"/);
+    const { dependencies } = JSON.parse(await readFile(path.join(REPO, 'package.json'), 'utf8'));
+    expect(bundle).toContain(`express@${dependencies.express}`); // the studio's installed packages, named with their versions
+    expect(await readFile(path.join(studio, '.gitignore'), 'utf8')).toContain('supabase/functions/manette/manette.js');
 
-    const app = await startTestApp({}, viaCli, { server: 'edge', edgeFunctionDir: fn });
+    // `npx supabase functions deploy manette --use-api --no-verify-jwt` in the studio's
+    // folder, to the Management API stand-in; what it uploaded runs alone, elsewhere.
+    const deployed = await deployFunction(studio);
+    const app = await (async () => {
+      try {
+        const d = 'supabase/functions/manette';
+        expect(deployed.files.map((f) => f.path).sort()).toEqual([`${d}/deno.json`, `${d}/index.ts`, `${d}/manette.js`]);
+        expect(deployed.totalBytes).toBeLessThan(MAX_UPLOAD_BYTES);
+        return await startTestApp({}, viaCli, { server: 'edge', edgeFunctionDir: deployed.dir });
+      } catch (err) {
+        await deployed.remove();
+        throw err;
+      }
+    })();
     try {
       const key = JSON.parse((await manette(['apply'], { DATABASE_URL: viaCli })).stdout.trim().split('\n').pop()!).api_key as string;
       const call = async (method: string, p: string, body?: unknown, token?: string) => {
@@ -313,11 +332,21 @@ describe('a studio project with Manette as a package', () => {
       const first = partie.tour_joueur === partie.participants[0].joueur_id ? 0 : 1;
       const move = await call('POST', '/match/action', { partie_id: partie.id, action: 'prendre', donnees: { nombre: 3 } }, tokens[first]);
       expect(move.body.partie.etat_plateau).toEqual({ pile: 12 }); // the studio's jeu.nim, through the function
-      expect((await fetch(app.baseUrl.replace(/\/api\/public\/v1$/, '/sdk/manette.js'))).status).toBe(200);
+      // The SDK's files are not part of the function (docs/deploy.md): the JSON 404.
+      const sdk = await fetch(app.baseUrl.replace(/\/api\/public\/v1$/, '/sdk/manette.js'));
+      expect([sdk.status, (await sdk.json()).error]).toEqual([404, 'not_found']);
     } finally {
       await app.close();
+      await deployed.remove();
     }
-  }, 120_000); // Deno's start on a loaded machine
+
+    // Again (after an upgrade): the bundle is rebuilt, the studio's index.ts kept.
+    await writeFile(path.join(fn, 'index.ts'), `// mine\n${await readFile(path.join(fn, 'index.ts'), 'utf8')}`);
+    const again = await manette(['supabase-function', '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout.trim().split('\n').pop()!)).toMatchObject({ ok: true, data: { entry_written: false } });
+    expect(await readFile(path.join(fn, 'index.ts'), 'utf8')).toMatch(/^\/\/ mine\n/);
+  }, 300_000); // npm pack's package bundled, the CLI's upload and Deno's start on a loaded machine
 
   it('an upgrade: new Manette migrations apply in order, supabase-migrations adds only them, edits are refused', async () => {
     // What `npm update manette` brings: a new migration in the package.

@@ -6,12 +6,15 @@
 //   (bench/password-hash.ts): Node uses it whenever its platform package loads.
 // - `wasm`: hash-wasm (WebAssembly, no native code): the Edge Function under Deno, where
 //   Supabase allows no native addon, and Node when the native package is missing. hash-wasm
-//   computes on the calling thread, so it runs in worker threads (argon2-worker.js; Deno
-//   has node:worker_threads too); where a thread cannot be started or cannot load its
-//   module (a runtime without workers, a bundle without the file), on the calling thread,
-//   one hash at a time, blocking the event loop while it runs (about 50 ms at OWASP's cost).
+//   computes on the calling thread, so on Node it runs in worker threads (argon2-worker.js).
+//   node:worker_threads is imported only when a first thread is started, never at load:
+//   Supabase's edge runtime cannot start one (its Worker constructor throws), and the
+//   Edge Function's bundle carries no worker module, so the function calls
+//   hashOnCallingThread() at start. Where threads are off, or a thread cannot be started or
+//   load its module, hashes run on the calling thread, one at a time, blocking the event
+//   loop while each runs (about 50 ms at OWASP's cost).
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { argon2id as wasmArgon2id } from 'hash-wasm';
 
 /** argon2id's cost: memory in KiB, iterations, lanes. */
@@ -73,6 +76,20 @@ function nativeBackend(lib: NativeArgon2, threads: number): Argon2Backend {
 const wasmHash = (password: string, salt: Uint8Array, { m, t, p }: Argon2Params, length: number) =>
   wasmArgon2id({ password, salt, iterations: t, parallelism: p, memorySize: m, hashLength: length, outputType: 'binary' });
 
+let threadsAllowed = true;
+/** Every WebAssembly hash on the calling thread, no worker thread tried (the Edge Function). */
+export function hashOnCallingThread(): void {
+  threadsAllowed = false;
+}
+
+type WorkerClass = typeof Worker;
+let workerClass: Promise<WorkerClass | null> | undefined;
+/** node:worker_threads' Worker, imported on first use; null where the runtime has none. */
+function loadWorkerClass(): Promise<WorkerClass | null> {
+  workerClass ??= import('node:worker_threads').then((m) => m.Worker ?? null, () => null);
+  return workerClass;
+}
+
 interface Job {
   password: string; salt: Uint8Array; params: Argon2Params; length: number;
   resolve: (r: { hash: Uint8Array; ms: number }) => void; reject: (err: Error) => void;
@@ -82,7 +99,10 @@ interface Job {
 export class WasmThreads implements Argon2Backend {
   private readonly idle: Worker[] = [];
   /** Set when a thread could not start or load: every hash then runs on this thread. */
-  private mainThread = false;
+  private mainThread = !threadsAllowed;
+  /** node:worker_threads' Worker once imported (null: none here); undefined until then. */
+  private Worker: WorkerClass | null | undefined;
+  private loading = false;
   private readonly proven = new WeakSet<Worker>();
   private started = 0;
   private readonly jobs: Job[] = [];
@@ -109,11 +129,27 @@ export class WasmThreads implements Argon2Backend {
   }
 
   private pump(): void {
+    if (!this.mainThread && !threadsAllowed) this.mainThread = true;
+    if (!this.mainThread && this.Worker === undefined && this.jobs.length > 0) {
+      if (!this.loading) {
+        this.loading = true;
+        void loadWorkerClass().then((cls) => {
+          this.Worker = cls;
+          if (!cls) this.mainThread = true;
+          this.pump();
+        });
+      }
+      return;
+    }
     if (this.mainThread) {
+      // A hash blocks this thread while it runs: each waits for the event loop to serve what
+      // arrived first (a refusal, another request), so hashes back to back never starve it.
       for (const job of this.jobs.splice(0)) {
-        const started = performance.now();
-        wasmHash(job.password, job.salt, job.params, job.length)
-          .then((hash) => job.resolve({ hash, ms: performance.now() - started }), job.reject);
+        setImmediate(() => {
+          const started = performance.now();
+          wasmHash(job.password, job.salt, job.params, job.length)
+            .then((hash) => job.resolve({ hash, ms: performance.now() - started }), job.reject);
+        });
       }
       return;
     }
@@ -130,7 +166,7 @@ export class WasmThreads implements Argon2Backend {
 
   private spawn(): Worker | undefined {
     try {
-      const worker = new Worker(new URL('./argon2-worker.js', import.meta.url));
+      const worker = new this.Worker!(new URL('./argon2-worker.js', import.meta.url));
       this.started++;
       worker.unref();
       return worker;

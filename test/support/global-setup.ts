@@ -13,6 +13,8 @@ import { createProvisionedDatabase, databaseUrl } from '../../twin/postgres/prov
 import { migrate } from '../../api/db/migrate.js';
 import { freePort } from './net.js';
 import { BLANK_DB, TEMPLATE_DB } from './databases.js';
+import { deployFunction, type DeployedFunction } from './deployed-function.js';
+import { buildFunctionBundle } from '../../api/edge/bundle.js';
 // @ts-expect-error: plain JavaScript build script, no declarations
 import { build as buildSdk } from '../../sdk/build.mjs';
 
@@ -22,6 +24,8 @@ declare module 'vitest' {
     pgUrl: string;
     /** The twin's superuser: only for what plays Supabase (the Realtime stand-in). */
     twinAdminUrl: string;
+    /** Edge mode (npm run test:edge): the function folder of what the Supabase CLI uploaded. */
+    edgeFunctionDir?: string;
   }
 }
 
@@ -44,7 +48,16 @@ export default async function setup(project: TestProject) {
   const packDir = path.join(dir, 'pack');
   await mkdir(packDir);
   project.provide('packDir', packDir);
+  // Edge mode: the HTTP tests run against the function as deployed (built, uploaded by
+  // the real Supabase CLI to the Management API stand-in, copied into an empty folder).
+  let deployed: DeployedFunction | undefined;
+  if (process.env.MANETTE_TEST_SERVER === 'edge') {
+    await buildFunctionBundle();
+    deployed = await deployFunction(path.resolve(import.meta.dirname, '..', '..'));
+    project.provide('edgeFunctionDir', deployed.dir);
+  }
   return async () => {
+    await deployed?.remove();
     await server.stop();
     await rm(dir, { recursive: true, force: true });
   };

@@ -2,9 +2,7 @@
 // the real façade on a real HTTP port. No mocks of our own database.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { writeFile, mkdtemp } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -15,6 +13,7 @@ import { createApiServer, DEFAULT_LIMITS, type NodeServerLimits } from '../../ap
 import { createPool, type Pool } from '../../api/db/pool.js';
 import { realtimeKeyCheck } from '../../api/server.js';
 import { startLocalRealtime } from '../../twin/realtime/server.js';
+import { EDGE_RUNTIME_DENO_VERSION, edgeRuntimeArgs, edgeRuntimeDeno } from '../../twin/edge-runtime.js';
 import { readSettings, type Settings } from '../../api/config/settings.js';
 import { applyGameFile } from '../../api/config/apply.js';
 import { createGoogleVerifier } from '../../api/security/google.js';
@@ -174,7 +173,7 @@ async function testAppHandle(
   };
 }
 
-// == Edge mode: the Supabase Edge Function (supabase/functions/manette) under Deno ==========
+// == Edge mode: the deployed Edge Function under the Deno of Supabase's edge runtime ======
 
 /** MANETTE_TEST_SERVER=edge runs the HTTP tests against the Edge Function (npm run test:edge). */
 export function testServer(): 'node' | 'edge' {
@@ -182,42 +181,42 @@ export function testServer(): 'node' | 'edge' {
 }
 export const EDGE = testServer() === 'edge';
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
-export const EDGE_ENTRY = path.join(ROOT, 'supabase', 'functions', 'manette', 'index.ts');
 export const EDGE_PREFIX = '/manette';
 /** The password manette_api logs in with where it is the database user (edge mode, the
  *  transaction pooler tests; docs/deploy.md): one for every test file, which share the role. */
 export const API_LOGIN_PASSWORD = 'manette-edge-test';
 
-/** The Deno binary of the `deno` package (its platform package's, so no install script is needed); undefined if absent. */
-export function denoBinary(): string | undefined {
-  const require = createRequire(import.meta.url);
-  const libc = process.platform === 'linux' ? '-glibc' : '';
-  for (const pkg of [`@deno/${process.platform}-${process.arch}${libc}`, 'deno']) {
-    try {
-      const file = path.join(path.dirname(require.resolve(`${pkg}/package.json`)), process.platform === 'win32' ? 'deno.exe' : 'deno');
-      if (existsSync(file)) return file;
-    } catch { /* not installed */ }
-  }
-  return undefined;
-}
-
-/** The flags `npm run edge` uses too: the project's node_modules, nothing from the network. */
-export const denoRunArgs = (functionDir: string) => ['run', '--config', path.join(functionDir, 'deno.json'),
-  '--cached-only', '--no-prompt', '--allow-net', '--allow-env', '--allow-read', '--allow-sys', path.join(functionDir, 'index.ts')];
-export const DENO_RUN_ARGS = denoRunArgs(path.dirname(EDGE_ENTRY));
+/** The Deno of Supabase's edge runtime (twin/edge-runtime.ts); undefined if absent. */
+export const denoBinary = edgeRuntimeDeno;
+export { EDGE_RUNTIME_DENO_VERSION };
 
 /**
- * The same TestApp, its façade being the Edge Function in a Deno process on the same fresh
- * database. As on Supabase behind the pooler, Deno connects as manette_api itself (a login
- * role here); its role and time limits are set by each request (api/db/pool.ts), not by
- * role settings.
+ * The database URL the Edge Function gets, on the test's database `dbUrl` (a `postgres`
+ * URL). As on Supabase behind the pooler in transaction mode, it connects as manette_api
+ * itself (a login role here) with no startup options; each request sets its role and time
+ * limit itself (api/db/pool.ts). This is the one place to change to put a pooler in between.
+ */
+export async function functionDatabaseUrl(dbUrl: string, admin: pg.Pool): Promise<string> {
+  await loginApiRole(admin, API_LOGIN_PASSWORD);
+  const apiUrl = new URL(dbUrl);
+  apiUrl.username = 'manette_api';
+  apiUrl.password = API_LOGIN_PASSWORD;
+  return apiUrl.toString();
+}
+
+/**
+ * The same TestApp, its façade being a deployed Edge Function (the files the Supabase CLI
+ * uploaded, test/support/deployed-function.ts) in a Deno process of the edge runtime's
+ * version, on the same fresh database. Which function: opts.edgeFunctionDir, else the one
+ * global-setup deployed for `npm run test:edge`.
  */
 async function startEdgeTestApp(
   env: Record<string, string>, databaseUrl: string | undefined, opts: { logs?: string[]; realtime?: boolean; edgeFunctionDir?: string },
 ): Promise<TestApp> {
   const deno = denoBinary();
-  if (!deno) throw new Error('edge mode: the deno package is not installed (npm install)');
+  if (!deno) throw new Error('edge mode: the deno-edge-runtime package is not installed (npm install)');
+  const fn = opts.edgeFunctionDir ?? inject('edgeFunctionDir');
+  if (!fn) throw new Error('edge mode: no deployed function (npm run test:edge deploys one; or pass edgeFunctionDir)');
   const dbUrl = databaseUrl ?? (await freshDatabase());
   const settingsEnv = {
     MANETTE_ARGON2_MEMORY_KIB: '1024',
@@ -230,10 +229,7 @@ async function startEdgeTestApp(
   const settings = readSettings(settingsEnv);
   const admin = new pg.Pool({ connectionString: dbUrl, max: 4 });
   admin.on('error', () => {});
-  await loginApiRole(admin, API_LOGIN_PASSWORD);
-  const apiUrl = new URL(dbUrl);
-  apiUrl.username = 'manette_api';
-  apiUrl.password = API_LOGIN_PASSWORD;
+  const functionDbUrl = await functionDatabaseUrl(dbUrl, admin);
 
   const pool = createPool(dbUrl, { role: 'manette_api', max: 4 });
   const realtimeSecret = settings.MANETTE_REALTIME_JWT_SECRET ?? newRealtimeSecret();
@@ -242,9 +238,8 @@ async function startEdgeTestApp(
     ? await startLocalRealtime({ port: 0, databaseUrl: dbUrl, jwtSecret: realtimeSecret, authorize: realtimeKeyCheck(pool), log: () => {} })
     : undefined;
   const port = await freePort();
-  const fn = opts.edgeFunctionDir;
-  const child = spawn(deno, fn ? denoRunArgs(fn) : DENO_RUN_ARGS, {
-    cwd: fn ? path.resolve(fn, '..', '..', '..') : ROOT,
+  const child = spawn(deno, edgeRuntimeArgs(fn), {
+    cwd: path.resolve(fn, '..', '..', '..'),
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
       PATH: process.env.PATH,
@@ -253,7 +248,7 @@ async function startEdgeTestApp(
       ...settingsEnv,
       PORT: String(port),
       HOST: '127.0.0.1',
-      DATABASE_URL: apiUrl.toString(),
+      DATABASE_URL: functionDbUrl,
       MANETTE_PUBLIC_URL: env.MANETTE_PUBLIC_URL ?? `http://127.0.0.1:${port}${EDGE_PREFIX}`,
       MANETTE_REALTIME_URL: realtime?.url ?? env.MANETTE_REALTIME_URL ?? 'ws://127.0.0.1:1/realtime/v1',
       MANETTE_REALTIME_JWT_SECRET: realtimeSecret,

@@ -1,55 +1,59 @@
 // `manette supabase-function`: the API as the studio's own Supabase Edge Function, in
-// supabase/functions/manette. Deno refuses TypeScript under node_modules, so the façade's
-// files (api/, the built SDK, the web demo, the function's entry) are copied from the
-// installed package into supabase/functions/manette/_package: generated, replaced whole
-// at every run (again after `npm update manette`), never edited; its npm dependencies are
-// the studio's node_modules. The studio's index.ts and deno.json are written once.
+// supabase/functions/manette, the same function as Manette's own (docs/deploy.md):
+// index.ts and deno.json, copied from the package once (the studio's from then on), and
+// manette.js, the bundle built here from the installed package (api/edge/bundle.ts: the
+// façade and its npm packages in one file, which `supabase functions deploy` uploads
+// whole). manette.js is generated, git-ignored, built again at every run: after each
+// `npm update manette`, and before each deploy.
 import { existsSync } from 'node:fs';
-import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, copyFile, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { BUNDLE_NAME, buildFunctionBundle, FUNCTION_DIR } from '../../edge/bundle.js';
 import { say } from '../locale.js';
 import { answer, jsonHelp, requireStudio, type CommandContext } from '../output.js';
 import { PACKAGE_ROOT } from '../project.js';
 
-/** What the function needs of the package, by path in the package. */
-const PACKAGE_PARTS = ['api', 'sdk/dist', 'examples/demo/web', 'supabase/functions/manette', 'package.json'];
-export const GENERATED_DIR = '_package';
+/** What earlier versions generated: a copy of the package's sources, and an entry importing it. */
+const OLD_GENERATED_DIR = '_package';
+const OLD_ENTRY_IMPORT = "import './_package/supabase/functions/manette/index.ts';";
+const OLD_DENO_JSON = '"nodeModulesDir": "manual"';
+const IGNORED = `supabase/functions/manette/${BUNDLE_NAME}`;
 
-const ENTRY = `// The Manette API as this project's Supabase Edge Function "manette". _package/ is
-// generated from the installed package by \`npx manette supabase-function\` (run it again
-// after \`npm update manette\`, and before \`supabase functions deploy manette\`).
-import './${GENERATED_DIR}/supabase/functions/manette/index.ts';
-`;
-
-export interface WrittenFunction { dir: string; version: string; entry_written: boolean }
+export interface WrittenFunction {
+  dir: string;
+  version: string;
+  /** The bundle's size in bytes (what the deploy uploads, with index.ts and deno.json). */
+  bundle_bytes: number;
+  entry_written: boolean;
+}
 
 export async function writeSupabaseFunction(studioRoot: string): Promise<WrittenFunction> {
   const dir = path.join(studioRoot, 'supabase', 'functions', 'manette');
-  const generated = path.join(dir, GENERATED_DIR);
-  // Built aside, then swapped in: a half-written copy is never left in place.
-  const next = `${generated}.next-${process.pid}`;
-  await rm(next, { recursive: true, force: true });
-  for (const part of PACKAGE_PARTS) {
-    await mkdir(path.dirname(path.join(next, part)), { recursive: true });
-    await cp(path.join(PACKAGE_ROOT, part), path.join(next, part), {
-      recursive: true, filter: (src) => !src.includes(`${path.sep}studio-template`) && !src.endsWith('.test.ts'),
-    });
-  }
-  await rm(generated, { recursive: true, force: true });
-  await cp(next, generated, { recursive: true });
-  await rm(next, { recursive: true, force: true });
+  const bundle = await buildFunctionBundle(path.join(dir, BUNDLE_NAME));
 
+  // index.ts and deno.json are the studio's once written; those an earlier version
+  // generated (they point at _package/) are replaced, and _package/ removed.
   let entryWritten = false;
-  if (!existsSync(path.join(dir, 'index.ts'))) {
-    await writeFile(path.join(dir, 'index.ts'), ENTRY);
+  const entry = path.join(dir, 'index.ts');
+  if (!existsSync(entry) || (await readFile(entry, 'utf8')).includes(OLD_ENTRY_IMPORT)) {
+    await copyFile(path.join(FUNCTION_DIR, 'index.ts'), entry);
     entryWritten = true;
   }
-  if (!existsSync(path.join(dir, 'deno.json'))) {
-    await cp(path.join(PACKAGE_ROOT, 'supabase', 'functions', 'manette', 'deno.json'), path.join(dir, 'deno.json'));
+  const denoJson = path.join(dir, 'deno.json');
+  if (!existsSync(denoJson) || (await readFile(denoJson, 'utf8')).includes(OLD_DENO_JSON)) {
+    await copyFile(path.join(FUNCTION_DIR, 'deno.json'), denoJson);
   }
+  await rm(path.join(dir, OLD_GENERATED_DIR), { recursive: true, force: true });
+
+  const gitignore = path.join(studioRoot, '.gitignore');
+  if (existsSync(gitignore) && !(await readFile(gitignore, 'utf8')).split('\n').includes(IGNORED)) {
+    const text = await readFile(gitignore, 'utf8');
+    await appendFile(gitignore, `${text === '' || text.endsWith('\n') ? '' : '\n'}${IGNORED}\n`);
+  }
+
   const version = (JSON.parse(await readFile(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-  return { dir: path.relative(studioRoot, dir), version, entry_written: entryWritten };
+  return { dir: path.relative(studioRoot, dir), version, bundle_bytes: bundle.bytes, entry_written: entryWritten };
 }
 
 export function registerSupabaseFunction(program: Command, ctx: CommandContext): void {
@@ -62,16 +66,17 @@ export function registerSupabaseFunction(program: Command, ctx: CommandContext):
     .action(async (opts: { json?: boolean }) => {
       await answer(ctx, !!opts.json, async () => {
         requireStudio(ctx, {
-          fr: 'sa fonction est déjà dans supabase/functions/manette. Lance cette commande dans le dossier de ton jeu.',
-          en: 'its function already is in supabase/functions/manette. Run this in your game\'s folder.',
+          fr: 'sa fonction est dans supabase/functions/manette : `npm run build:function` la construit. Lance cette commande dans le dossier de ton jeu.',
+          en: 'its function is in supabase/functions/manette: `npm run build:function` builds it. Run this in your game\'s folder.',
         });
         return writeSupabaseFunction(ctx.project.root);
       }, (r) => [
-        say({ fr: 'Edge Function écrite dans {dir} (Manette {v}).', en: 'Edge Function written in {dir} (Manette {v}).' }, lang, { dir: r.dir, v: r.version }),
+        say({ fr: 'Edge Function écrite dans {dir} (Manette {v}) : {dir}/manette.js, {mb} Mo.', en: 'Edge Function written in {dir} (Manette {v}): {dir}/manette.js, {mb} MB.' },
+          lang, { dir: r.dir, v: r.version, mb: (r.bundle_bytes / 1e6).toFixed(1) }),
         say({
-          fr: '{dir}/_package est généré : relance cette commande après chaque `npm update manette`.\nEnsuite : npx supabase functions deploy manette (réglages : node_modules/manette/docs/deploy.md)',
-          en: '{dir}/_package is generated: run this command again after each `npm update manette`.\nNext: npx supabase functions deploy manette (settings: node_modules/manette/docs/deploy.md)',
-        }, lang, { dir: r.dir }),
+          fr: 'manette.js est généré : relance cette commande après chaque `npm update manette`.\nEnsuite : npx supabase functions deploy manette --use-api --no-verify-jwt (réglages : node_modules/manette/docs/deploy.md)',
+          en: 'manette.js is generated: run this command again after each `npm update manette`.\nNext: npx supabase functions deploy manette --use-api --no-verify-jwt (settings: node_modules/manette/docs/deploy.md)',
+        }, lang),
       ].join('\n'));
     });
 }

@@ -1,57 +1,6 @@
-// Supabase Edge Function "manette": the Express façade of api/ (same routes, same rules,
-// built by the same code as the Node server), served by Deno. Supabase hands the
-// function every path under /manette: the API answers at /manette/api/public/v1.
-// Settings come from the environment (`supabase secrets set`); see docs/deploy.md.
-import http from 'node:http';
-import process from 'node:process';
-import express from 'express';
-import { pino } from 'pino';
-import { readSettings } from '../../../api/config/settings.js';
-import { createPool, verifyApiIdentityAtStart } from '../../../api/db/pool.js';
-import { buildFacade, supabaseRealtime } from '../../../api/app-factory.js';
-import { messageFor } from '../../../api/http/messages.js';
-
-export const FUNCTION_PATH = '/manette';
-
-const env: Record<string, string | undefined> = { ...process.env };
-const port = Number(env.PORT ?? 8000);
-const supabaseUrl = env.SUPABASE_URL;
-if (supabaseUrl) {
-  // On a Supabase project: its public URL and Realtime, unless set explicitly.
-  env.MANETTE_PUBLIC_URL ??= `${supabaseUrl.replace(/\/$/, '')}/functions/v1/manette`;
-  env.MANETTE_REALTIME_URL ??= `${supabaseUrl.replace(/^http/, 'ws').replace(/\/$/, '')}/realtime/v1`;
-  env.MANETTE_REALTIME_KEY ??= env.SUPABASE_ANON_KEY;
-} else {
-  // `npm run edge`: avatar URLs must carry the function's prefix.
-  env.MANETTE_PUBLIC_URL ??= `http://localhost:${port}${FUNCTION_PATH}`;
-}
-const settings = readSettings(env);
-if (!settings.DATABASE_URL) {
-  throw new Error('DATABASE_URL is not set: the pooler\'s URL (transaction mode, port 6543) with the manette_api user (docs/deploy.md)');
-}
-if (!settings.MANETTE_REALTIME_URL) throw new Error('MANETTE_REALTIME_URL is not set (docs/deploy.md)');
-
-const logger = pino({ level: settings.LOG_LEVEL });
-// Behind the pooler (transaction mode) the URL's user is the API role itself (docs/deploy.md);
-// each request sets its role and time limit inside its own transaction, as on Node.
-const pool = createPool(settings.DATABASE_URL, { role: settings.MANETTE_DB_ROLE, max: settings.MANETTE_DB_POOL_SIZE });
-// A wrong identity (a superuser, BYPASSRLS, a role that cannot be set) stops the function
-// here with the fix in its message; an unreachable database only delays the check to the
-// first request (meanwhile /health and requests answer 503 unavailable).
-await verifyApiIdentityAtStart(pool, (err) => {
-  logger.warn({ err }, 'database unreachable: the API identity will be checked before the first request');
-});
-const app = buildFacade({ pool, settings, realtime: await supabaseRealtime(settings) }, logger);
-
-const outer = express();
-outer.disable('x-powered-by');
-outer.use(FUNCTION_PATH, app);
-outer.use((_req, res) => {
-  res.status(404).json({ ok: false, error: 'not_found', message: messageFor('not_found', 'fr') });
-});
-
-// Supabase's runtime takes the requests of this server whatever the port; locally, PORT.
-const server = http.createServer(outer);
-server.listen(port, env.HOST ?? '0.0.0.0', () => {
-  logger.info({ url: `http://localhost:${port}${FUNCTION_PATH}/api/public/v1` }, 'manette edge function listening');
-});
+// Supabase Edge Function "manette": the Manette API at /functions/v1/manette/api/public/v1.
+// The function is manette.js beside this file: the API and its npm packages in one file,
+// generated, not committed: `npm run build:function` in Manette's repository,
+// `npx manette supabase-function` in a studio's. Build it again before each
+// `npx supabase functions deploy manette`. See docs/deploy.md.
+import './manette.js';
