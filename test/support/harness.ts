@@ -19,6 +19,7 @@ import { applyGameFile } from '../../api/config/apply.js';
 import { createGoogleVerifier } from '../../api/security/google.js';
 import { createRealtimeSigner, newRealtimeSecret, type RealtimeSigner } from '../../api/security/realtime-token.js';
 import { freePort } from './net.js';
+import { havePgBouncer, PGBOUNCER, startPgBouncer, type RunningPooler } from '../../twin/pooler/pgbouncer.js';
 import { BLANK_DB, TEMPLATE_DB } from './databases.js';
 import { databaseUrl } from '../../twin/postgres/provision.js';
 
@@ -192,16 +193,24 @@ export { EDGE_RUNTIME_DENO_VERSION };
 
 /**
  * The database URL the Edge Function gets, on the test's database `dbUrl` (a `postgres`
- * URL). As on Supabase behind the pooler in transaction mode, it connects as manette_api
- * itself (a login role here) with no startup options; each request sets its role and time
- * limit itself (api/db/pool.ts). This is the one place to change to put a pooler in between.
+ * URL): as on Supabase, the transaction pooler's, with manette_api itself as the user (a
+ * login role here), no startup options (PgBouncer drops them as Supavisor does); each
+ * request sets its role and time limit itself (api/db/pool.ts). Without PgBouncer (not
+ * installed), the database directly, with a warning.
  */
-export async function functionDatabaseUrl(dbUrl: string, admin: pg.Pool): Promise<string> {
+export async function functionDatabaseUrl(dbUrl: string, admin: pg.Pool): Promise<{ url: string; pooler?: RunningPooler }> {
   await loginApiRole(admin, API_LOGIN_PASSWORD);
   const apiUrl = new URL(dbUrl);
   apiUrl.username = 'manette_api';
   apiUrl.password = API_LOGIN_PASSWORD;
-  return apiUrl.toString();
+  if (!havePgBouncer) {
+    console.warn(`edge mode: ${PGBOUNCER} not found, the function connects without a pooler (apt-get install pgbouncer)`);
+    return { url: apiUrl.toString() };
+  }
+  const pooler = await startPgBouncer({
+    databaseUrl: apiUrl.toString(), mode: 'transaction', users: [{ name: 'manette_api', password: API_LOGIN_PASSWORD }],
+  });
+  return { url: pooler.url(apiUrl.toString()), pooler };
 }
 
 /**
@@ -229,7 +238,7 @@ async function startEdgeTestApp(
   const settings = readSettings(settingsEnv);
   const admin = new pg.Pool({ connectionString: dbUrl, max: 4 });
   admin.on('error', () => {});
-  const functionDbUrl = await functionDatabaseUrl(dbUrl, admin);
+  const functionDb = await functionDatabaseUrl(dbUrl, admin);
 
   const pool = createPool(dbUrl, { role: 'manette_api', max: 4 });
   const realtimeSecret = settings.MANETTE_REALTIME_JWT_SECRET ?? newRealtimeSecret();
@@ -248,7 +257,7 @@ async function startEdgeTestApp(
       ...settingsEnv,
       PORT: String(port),
       HOST: '127.0.0.1',
-      DATABASE_URL: functionDbUrl,
+      DATABASE_URL: functionDb.url,
       MANETTE_PUBLIC_URL: env.MANETTE_PUBLIC_URL ?? `http://127.0.0.1:${port}${EDGE_PREFIX}`,
       MANETTE_REALTIME_URL: realtime?.url ?? env.MANETTE_REALTIME_URL ?? 'ws://127.0.0.1:1/realtime/v1',
       MANETTE_REALTIME_JWT_SECRET: realtimeSecret,
@@ -268,6 +277,7 @@ async function startEdgeTestApp(
     await waitForHealth(`http://127.0.0.1:${port}${EDGE_PREFIX}/health`, child, () => output);
   } catch (err) {
     await stop();
+    await functionDb.pooler?.stop();
     await realtime?.close();
     await pool.end();
     await admin.end();
@@ -276,6 +286,7 @@ async function startEdgeTestApp(
   return testAppHandle({ baseUrl, databaseUrl: dbUrl, settings, pool, realtimeSecret, signer, realtimeUrl: realtime?.url },
     admin, async () => {
       await stop();
+      await functionDb.pooler?.stop();
       await realtime?.close();
     });
 }
