@@ -24,6 +24,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../twin/postgres/embedded.js';
+import { planLoggingClient } from '../twin/postgres/plans.js';
 import { migrate } from '../api/db/migrate.js';
 import { apiStatement, callApi, createPool, type RequestContext } from '../api/db/pool.js';
 import { freePort } from './support.js';
@@ -236,13 +237,9 @@ try {
   if (drift !== 0) process.exitCode = 1;
 
   // == Plans of the statements inside the functions =================================
-  const explain = new pg.Client({ connectionString: server.url });
-  await explain.connect();
+  const explain = await planLoggingClient(server.adminUrl, { role: 'manette_api' });
   const plans: string[] = [];
   explain.on('notice', (n) => { if (n.message?.includes('Query Text')) plans.push(n.message); });
-  await explain.query(`load 'auto_explain'`);
-  await explain.query(`set auto_explain.log_min_duration = 0; set auto_explain.log_nested_statements = on;
-                       set client_min_messages = log; set role manette_api`);
   const bottom = sample[sample.length - 1]!.token;
   await explain.query('select api.leaderboards_scores($1, $2)', [JSON.stringify(ctx()), JSON.stringify({ id: 'points' })]);
   await explain.query('select api.leaderboards_submit($1, $2)', [JSON.stringify(ctx(bottom)), JSON.stringify({ id: 'points', valeur: 0 })]);

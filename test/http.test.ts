@@ -1,6 +1,7 @@
 // Contract section 1 (envelope and errors), 2 (CORS) and 9 (limits) across the façade.
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from './support/local-procs.js';
 import { client, EDGE, freshDatabase, minimalGame, startTestApp, type TestApp } from './support/harness.js';
 
 let app: TestApp;
@@ -147,7 +148,14 @@ describe('database outage', () => {
         cl.on('error', () => up.destroy()); up.on('error', () => cl.destroy());
       });
       await new Promise<void>((r) => relay.listen(port, '127.0.0.1', r));
-      const back = await c.post('/players/login', { identifiant: 'x', password: 'y' });
+      // Back at the next request (a pooler in between may ask for a second or so more).
+      let back = await c.post('/players/login', { identifiant: 'x', password: 'y' });
+      await until(async () => {
+        if (back.status === 401) return true;
+        expect(back.status).toBe(503); // meanwhile, only `unavailable`
+        back = await c.post('/players/login', { identifiant: 'x', password: 'y' });
+        return false;
+      }, 10_000);
       expect(back.status).toBe(401);
       expect(back.body.error).toBe('invalid_credentials');
     } finally {

@@ -5,7 +5,8 @@
 // number of index entries whatever the rank or the offset.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, minimalGame, startTestApp, type TestApp } from './support/harness.js';
+import { client, minimalGame, startTestApp, twinAdminUrlOf, type TestApp } from './support/harness.js';
+import { planLoggingClient } from '../twin/postgres/plans.js';
 
 const BOARDS = {
   score: {},
@@ -543,15 +544,10 @@ describe('a board with many entries', () => {
 
     // The plans of the statements inside the real api.* functions, with the rows each
     // scan returned (auto_explain, log_analyze).
-    const db = new pg.Client({ connectionString: app.databaseUrl });
-    await db.connect();
+    const db = await planLoggingClient(twinAdminUrlOf(app.databaseUrl), { role: 'manette_api', analyze: true });
     const plans: string[] = [];
     db.on('notice', (n) => { if (n.message?.includes('Query Text')) plans.push(n.message); });
     try {
-      await db.query(`load 'auto_explain'`);
-      await db.query(`set auto_explain.log_min_duration = 0; set auto_explain.log_nested_statements = on;
-                      set auto_explain.log_analyze = on; set auto_explain.log_timing = off;
-                      set client_min_messages = log; set role manette_api`);
       const call = async (fn: string, ctx: object, body: object) => {
         plans.length = 0;
         const t = performance.now();

@@ -2,7 +2,8 @@
 // filters, idempotency, config apply, and the index plan on 1,000,000 rows.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, startTestApp, type TestApp } from './support/harness.js';
+import { client, startTestApp, twinAdminUrlOf, type TestApp } from './support/harness.js';
+import { planLoggingClient } from '../twin/postgres/plans.js';
 import { parseGameConfig } from '../api/config/game-config.js';
 
 let app: TestApp;
@@ -670,15 +671,11 @@ describe('1,000,000 rows', () => {
 
     // The plan of the query that api.tables_list actually runs, with its parameters:
     // auto_explain logs every nested statement's plan as a NOTICE to this session.
-    const db = new pg.Client({ connectionString: app.databaseUrl });
-    await db.connect();
+    const db = await planLoggingClient(twinAdminUrlOf(app.databaseUrl), { role: 'manette_api' });
     const notices: string[] = [];
     db.on('notice', (n) => notices.push(n.message ?? ''));
     const timings: string[] = [];
     try {
-      await db.query(`load 'auto_explain'; set auto_explain.log_min_duration = 0;
-        set auto_explain.log_nested_statements = on; set auto_explain.log_level = notice;
-        set role manette_api`);
       const run = async (body: Record<string, unknown>) => {
         notices.length = 0;
         const started = Date.now();

@@ -36,8 +36,11 @@ export const ERRORS = {
 interface PgLikeError { code?: string; message?: string; detail?: string; type?: string; status?: number }
 
 // SQLSTATEs meaning the database is unreachable, going away or too slow to answer in time
-// (57014: statement_timeout): the client may retry.
-const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '57014', '53300', '08000', '08001', '08003', '08004', '08006']);
+// (57014: statement_timeout): the client may retry. Class 08 (connection exception) whole:
+// a pooler that cannot reach Postgres says so with its own codes (PgBouncer: 08P01,
+// "server login has been failing, try again later").
+const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '57014', '53300']);
+const isConnectionException = (code: string) => code.startsWith('08');
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
 
 /**
@@ -75,7 +78,7 @@ function toApiError(err: unknown): ApiError {
       details: Array.isArray(detail.details) ? (detail.details as FieldIssue[]) : undefined,
     });
   }
-  if (UNAVAILABLE_CODES.has(code) || NETWORK_CODES.has(code) || isConnectionError(e)) return ERRORS.unavailable();
+  if (UNAVAILABLE_CODES.has(code) || isConnectionException(code) || NETWORK_CODES.has(code) || isConnectionError(e)) return ERRORS.unavailable();
   // Constraint checks that the façade's validation should have caught first.
   if (code === '23514' || code === '22P02' || code === '22001' || code === '22023') {
     return ERRORS.validationFailed([]);

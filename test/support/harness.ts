@@ -47,6 +47,14 @@ async function cloneDatabase(template: string, name: string): Promise<string> {
   return databaseUrl(url, name);
 }
 
+/**
+ * The twin's superuser on the database of `url`: only for what plays Supabase (the Realtime
+ * stand-in, plan logging), never for Manette's own SQL.
+ */
+export function twinAdminUrlOf(url: string): string {
+  return databaseUrl(inject('twinAdminUrl'), new URL(url).pathname.slice(1));
+}
+
 /** A new database with every migration applied, as on a project; its URL logs in as `postgres` (not a superuser). */
 export function freshDatabase(): Promise<string> {
   return cloneDatabase(TEMPLATE_DB, `t_${randomBytes(6).toString('hex')}`);

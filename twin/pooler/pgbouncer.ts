@@ -71,6 +71,9 @@ export async function startPgBouncer(opts: {
     'max_client_conn = 500',
     // Session mode hands a server connection to the next client after this (Supavisor too).
     'server_reset_query = DISCARD ALL',
+    // After Postgres came back, log in again within a second (Supavisor reconnects with a
+    // short backoff; PgBouncer's default makes clients wait 15 s).
+    'server_login_retry = 1',
     'log_connections = 0',
     'log_disconnections = 0',
     'syslog = 0',
