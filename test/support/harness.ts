@@ -14,7 +14,7 @@ import { createApp, BASE_PATH } from '../../api/app.js';
 import { createApiServer, DEFAULT_LIMITS, type NodeServerLimits } from '../../api/http/node-server.js';
 import { createPool } from '../../api/db/pool.js';
 import { realtimeKeyCheck } from '../../api/server.js';
-import { startLocalRealtime } from '../../twin/realtime/server.js';
+import { standInOptions, startLocalRealtime } from '../../twin/realtime/server.js';
 import { readSettings, type Settings } from '../../api/config/settings.js';
 import { applyGameFile } from '../../api/config/apply.js';
 import { createGoogleVerifier } from '../../api/security/google.js';
@@ -45,6 +45,14 @@ async function cloneDatabase(template: string, name: string): Promise<string> {
     await owner.end();
   }
   return databaseUrl(url, name);
+}
+
+/**
+ * The same database of the twin as its superuser: what the Realtime stand-in connects
+ * with (hosted Realtime connects to a project as a superuser too). Never for Manette's SQL.
+ */
+export function twinAdminUrlOf(url: string): string {
+  return databaseUrl(inject('twinAdminUrl'), decodeURIComponent(new URL(url).pathname.slice(1)));
 }
 
 /** A new database with every migration applied, as on a project; its URL logs in as `postgres` (not a superuser). */
@@ -113,10 +121,11 @@ export async function startTestApp(
   const realtime = opts.realtime
     ? await startLocalRealtime({
       port: 0,
-      databaseUrl: dbUrl,
+      databaseUrl: twinAdminUrlOf(dbUrl),
       jwtSecret: realtimeSecret,
       authorize: realtimeKeyCheck(pool),
       log: () => {},
+      ...standInOptions(settings),
     })
     : undefined;
   const app = createApp({
@@ -248,7 +257,10 @@ async function startEdgeTestApp(
   const realtimeSecret = settings.MANETTE_REALTIME_JWT_SECRET ?? newRealtimeSecret();
   const signer = await createRealtimeSigner({ secret: realtimeSecret }, settings.MANETTE_REALTIME_TOKEN_TTL_S);
   const realtime = opts.realtime
-    ? await startLocalRealtime({ port: 0, databaseUrl: dbUrl, jwtSecret: realtimeSecret, authorize: realtimeKeyCheck(pool), log: () => {} })
+    ? await startLocalRealtime({
+      port: 0, databaseUrl: twinAdminUrlOf(dbUrl), jwtSecret: realtimeSecret, authorize: realtimeKeyCheck(pool), log: () => {},
+      ...standInOptions(settings),
+    })
     : undefined;
   const port = await freePort();
   const fn = opts.edgeFunctionDir;
