@@ -14,7 +14,7 @@ import { createApp, BASE_PATH } from '../../api/app.js';
 import { createApiServer, DEFAULT_LIMITS, type NodeServerLimits } from '../../api/http/node-server.js';
 import { createPool } from '../../api/db/pool.js';
 import { realtimeKeyCheck } from '../../api/server.js';
-import { standInOptions, startLocalRealtime } from '../../twin/realtime/server.js';
+import { standInOptions, startLocalRealtime, type LocalRealtime } from '../../twin/realtime/server.js';
 import { readSettings, type Settings } from '../../api/config/settings.js';
 import { applyGameFile } from '../../api/config/apply.js';
 import { createGoogleVerifier } from '../../api/security/google.js';
@@ -86,11 +86,45 @@ export interface TestApp {
   signer: RealtimeSigner;
   /** The local Realtime's URL (ws://.../realtime/v1) when started with `realtime: true`. */
   realtimeUrl?: string;
+  /** The local Realtime stand-in, when started with `realtime: true`. */
+  realtime?: StandIn;
   /** Applies a game config object (through the real `apply` path) and returns its key. */
   applyGame(config: Record<string, unknown>): Promise<string>;
   /** A query as `postgres` (the project's owner, not a superuser), for assertions about what was stored. */
   sql<T extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<T[]>;
   close(): Promise<void>;
+}
+
+/**
+ * The Realtime stand-in of a test app, on the admin URL of the test's own database: it can be
+ * stopped and started again on the same port (a Realtime restart), and keeps its log lines.
+ */
+export interface StandIn {
+  url: string;
+  port: number;
+  /** `level: message` lines of the stand-in's log. */
+  logs: string[];
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+async function startStandIn(dbUrl: string, settings: Settings, pool: pg.Pool): Promise<StandIn> {
+  const logs: string[] = [];
+  const run = (port: number) => startLocalRealtime({
+    port,
+    databaseUrl: twinAdminUrlOf(dbUrl),
+    jwtSecret: settings.MANETTE_REALTIME_JWT_SECRET!,
+    authorize: realtimeKeyCheck(pool),
+    log: (level, msg) => { logs.push(`${level}: ${msg}`); },
+    ...standInOptions(settings),
+  });
+  let current: LocalRealtime | undefined = await run(0);
+  const port = current.port;
+  return {
+    url: current.url, port, logs,
+    async stop() { await current?.close(); current = undefined; },
+    async start() { current ??= await run(port); },
+  };
 }
 
 export async function startTestApp(
@@ -119,14 +153,7 @@ export async function startTestApp(
   const realtimeSecret = settings.MANETTE_REALTIME_JWT_SECRET ?? newRealtimeSecret();
   const signer = await createRealtimeSigner({ secret: realtimeSecret }, settings.MANETTE_REALTIME_TOKEN_TTL_S);
   const realtime = opts.realtime
-    ? await startLocalRealtime({
-      port: 0,
-      databaseUrl: twinAdminUrlOf(dbUrl),
-      jwtSecret: realtimeSecret,
-      authorize: realtimeKeyCheck(pool),
-      log: () => {},
-      ...standInOptions(settings),
-    })
+    ? await startStandIn(dbUrl, { ...settings, MANETTE_REALTIME_JWT_SECRET: realtimeSecret }, pool)
     : undefined;
   const app = createApp({
     pool,
@@ -146,17 +173,17 @@ export async function startTestApp(
   const port = (server.address() as { port: number }).port;
   return testAppHandle({
     baseUrl: `http://127.0.0.1:${port}${BASE_PATH}`, databaseUrl: dbUrl, settings, pool, realtimeSecret, signer,
-    realtimeUrl: realtime?.url,
+    realtimeUrl: realtime?.url, realtime,
   }, admin, async () => {
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
-    await realtime?.close();
+    await realtime?.stop();
   });
 }
 
 /** applyGame, sql and close over what both servers (Node, Deno) share; `stopServer` stops the server itself. */
 async function testAppHandle(
-  parts: Pick<TestApp, 'baseUrl' | 'databaseUrl' | 'settings' | 'pool' | 'realtimeSecret' | 'signer' | 'realtimeUrl'>,
+  parts: Pick<TestApp, 'baseUrl' | 'databaseUrl' | 'settings' | 'pool' | 'realtimeSecret' | 'signer' | 'realtimeUrl' | 'realtime'>,
   admin: pg.Pool, stopServer: () => Promise<void>,
 ): Promise<TestApp> {
   const dir = await mkdtemp(path.join(tmpdir(), 'manette-game-'));
@@ -257,10 +284,7 @@ async function startEdgeTestApp(
   const realtimeSecret = settings.MANETTE_REALTIME_JWT_SECRET ?? newRealtimeSecret();
   const signer = await createRealtimeSigner({ secret: realtimeSecret }, settings.MANETTE_REALTIME_TOKEN_TTL_S);
   const realtime = opts.realtime
-    ? await startLocalRealtime({
-      port: 0, databaseUrl: twinAdminUrlOf(dbUrl), jwtSecret: realtimeSecret, authorize: realtimeKeyCheck(pool), log: () => {},
-      ...standInOptions(settings),
-    })
+    ? await startStandIn(dbUrl, { ...settings, MANETTE_REALTIME_JWT_SECRET: realtimeSecret }, pool)
     : undefined;
   const port = await freePort();
   const fn = opts.edgeFunctionDir;
@@ -294,15 +318,15 @@ async function startEdgeTestApp(
     await waitForHealth(`http://127.0.0.1:${port}${EDGE_PREFIX}/health`, child, () => output);
   } catch (err) {
     await stop();
-    await realtime?.close();
+    await realtime?.stop();
     await pool.end();
     await admin.end();
     throw err;
   }
-  return testAppHandle({ baseUrl, databaseUrl: dbUrl, settings, pool, realtimeSecret, signer, realtimeUrl: realtime?.url },
+  return testAppHandle({ baseUrl, databaseUrl: dbUrl, settings, pool, realtimeSecret, signer, realtimeUrl: realtime?.url, realtime },
     admin, async () => {
       await stop();
-      await realtime?.close();
+      await realtime?.stop();
     });
 }
 
