@@ -28,7 +28,7 @@ import { RealtimeClient, type RealtimeClientOptions } from '@supabase/realtime-j
 import { startEmbeddedPostgres } from '../twin/postgres/embedded.js';
 import { migrate } from '../api/db/migrate.js';
 import { applyGameFile } from '../api/config/apply.js';
-import { cpuByGroup, cpuSnapshot, freePort, pool, percentile, startManette } from './support.js';
+import { cpuByGroup, cpuSnapshot, freePort, percentile, pool, standInEnv, startManette } from './support.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -78,7 +78,7 @@ try {
   // One API process, as `npm start` runs it (local Realtime included).
   const port = await freePort();
   const api = startManette({
-    ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1',
+    ...process.env, DATABASE_URL: databaseUrl, ...standInEnv(server.adminUrl), PORT: String(port), HOST: '127.0.0.1',
       MANETTE_DATA_DIR: path.join(dir, 'data'), MANETTE_RATE_LIMIT_RPS: '1000000',
       MANETTE_RATE_LIMIT_BURST: '1000000', MANETTE_ARGON2_MEMORY_KIB: '1024', MANETTE_ARGON2_ITERATIONS: '1', MANETTE_REALTIME_PORT: String(await freePort()),
       LOG_LEVEL: 'warn',
