@@ -212,8 +212,8 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
   try {
     await listen(server, opts.port, host); // `::` is dual-stack; 0.0.0.0 where IPv6 is unavailable
   } catch (err) {
-    hub.stop();
     await replication.close();
+    hub.stop();
     await authorizer.close();
     throw err;
   }
@@ -245,8 +245,8 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await stopped;
-        hub.stop();
         await replication.close();
+        hub.stop();
         await authorizer.close();
       })();
       return closed;
