@@ -12,7 +12,7 @@ import { callApi, createPool, verifyApiIdentity, type Pool } from './db/pool.js'
 import { applyGameFile, gameCount } from './config/apply.js';
 import { existingDemoGame } from './config/demo.js';
 import { startEmbeddedPostgres, type RunningPostgres } from '../twin/postgres/embedded.js';
-import { startLocalRealtime, type LocalRealtime } from '../twin/realtime/server.js';
+import { standInOptions, startLocalRealtime, type LocalRealtime } from '../twin/realtime/server.js';
 import { buildFacade, supabaseRealtime } from './app-factory.js';
 import { localRealtimeSigning } from '../twin/realtime/project-secret.js';
 import { BASE_PATH } from './app.js';
@@ -105,14 +105,25 @@ export async function startService(
       realtime = await supabaseRealtime(settings);
     } else {
       const { secret: jwtSecret, jwks: jwtJwks, signer } = await localRealtimeSigning(settings);
+      // Hosted Realtime connects to a project as a superuser: the stand-in reads
+      // realtime.messages by logical replication and keeps its partitions, which the
+      // project's `postgres` may not do. On the embedded twin: its supabase_admin.
+      const realtimeDatabaseUrl = settings.MANETTE_REALTIME_DATABASE_URL ?? embedded?.adminUrl ?? databaseUrl;
       const local: LocalRealtime = await startLocalRealtime({
         port: settings.MANETTE_REALTIME_PORT,
         host: settings.HOST,
-        databaseUrl,
+        databaseUrl: realtimeDatabaseUrl,
         jwtSecret,
         jwtJwks,
         authorize: realtimeKeyCheck(pool),
         log: (level, msg, extra) => logger[level]({ realtime: true, ...extra }, msg),
+        ...standInOptions(settings),
+      }).catch((err: Error) => {
+        if (embedded || settings.MANETTE_REALTIME_DATABASE_URL) throw err;
+        throw new Error(`${err.message}. With DATABASE_URL, the local Realtime stand-in reads realtime.messages as Supabase `
+          + 'Realtime does (logical replication, its publication and partitions): set MANETTE_REALTIME_DATABASE_URL to the same '
+          + 'database as a role that may replicate and owns realtime.messages (on a twin: supabase_admin), or '
+          + 'MANETTE_REALTIME_URL to a Supabase project\'s Realtime');
       });
       cleanups.push(() => local.close());
       realtime = { url: local.url, key: '', localPort: local.port, signer };

@@ -18,7 +18,7 @@ import { readSettings } from '../api/config/settings.js';
 import { argon2Backend, type HasherChoice } from '../api/security/argon2.js';
 import { passwordCost } from '../api/security/password.js';
 import { hashRate } from './hash-rate.js';
-import { freePort, percentile, startManette } from './support.js';
+import { freePort, percentile, standInEnv, startManette } from './support.js';
 
 const argv = process.argv;
 const opt = (name: string) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : undefined; };
@@ -41,7 +41,7 @@ try {
   const apiKey = (await applyGameFile(server.url, gameFile)).api_key;
 
   const env: NodeJS.ProcessEnv = {
-    ...process.env, DATABASE_URL: server.url, PORT: String(await freePort()), HOST: '127.0.0.1',
+    ...process.env, DATABASE_URL: server.url, ...standInEnv(server.adminUrl), PORT: String(await freePort()), HOST: '127.0.0.1',
     MANETTE_DATA_DIR: path.join(dir, 'data'), MANETTE_RATE_LIMIT_RPS: '1000000', MANETTE_RATE_LIMIT_BURST: '1000000',
     MANETTE_REALTIME_PORT: String(await freePort()), MANETTE_PASSWORD_HASHER: HASHER, LOG_LEVEL: 'warn',
     ...(WORKERS ? { MANETTE_WORKERS: WORKERS } : {}),

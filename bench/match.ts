@@ -28,7 +28,7 @@ import { RealtimeClient, type RealtimeClientOptions } from '@supabase/realtime-j
 import { startEmbeddedPostgres } from '../twin/postgres/embedded.js';
 import { migrate } from '../api/db/migrate.js';
 import { applyGameFile } from '../api/config/apply.js';
-import { cpuByGroup, cpuSnapshot, freePort, pool, percentile, startManette } from './support.js';
+import { cpuByGroup, cpuSnapshot, freePort, percentile, pool, standInEnv, startManette } from './support.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -66,6 +66,17 @@ async function cleanup() {
 try {
   const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: opts.durable });
   stopPg = server.stop;
+  if (!opts.durable) {
+    // Realtime reads realtime.messages by logical replication, which sends a transaction once
+    // its WAL is flushed: with commits not flushed, every `etat` would wait for the WAL writer
+    // (200 ms by default). It flushes every millisecond here, so that this comparison still
+    // measures commits that do not wait for the disk.
+    const admin = new pg.Client({ connectionString: server.adminUrl });
+    await admin.connect();
+    await admin.query(`alter system set wal_writer_delay = '1ms'`);
+    await admin.query('select pg_reload_conf()');
+    await admin.end();
+  }
   const databaseUrl = server.url;
   await migrate(databaseUrl);
   const gameFile = path.join(dir, 'bench.json');
@@ -78,7 +89,8 @@ try {
   // One API process, as `npm start` runs it (local Realtime included).
   const port = await freePort();
   const api = startManette({
-    ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1',
+    // Public channels allowed: the join pricing below joins the public channel of the same name.
+    ...process.env, DATABASE_URL: databaseUrl, ...standInEnv(server.adminUrl), MANETTE_REALTIME_PRIVATE_ONLY: 'off', PORT: String(port), HOST: '127.0.0.1',
       MANETTE_DATA_DIR: path.join(dir, 'data'), MANETTE_RATE_LIMIT_RPS: '1000000',
       MANETTE_RATE_LIMIT_BURST: '1000000', MANETTE_ARGON2_MEMORY_KIB: '1024', MANETTE_ARGON2_ITERATIONS: '1', MANETTE_REALTIME_PORT: String(await freePort()),
       LOG_LEVEL: 'warn',

@@ -23,7 +23,7 @@ import pg from 'pg';
 import { startEmbeddedPostgres } from '../twin/postgres/embedded.js';
 import { migrate } from '../api/db/migrate.js';
 import { applyGameFile } from '../api/config/apply.js';
-import { freePort, pool, percentile } from './support.js';
+import { freePort, percentile, pool, standInEnv } from './support.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -184,7 +184,7 @@ try {
     const port = await freePort();
     const proc = spawn(process.execPath, ['bin/manette.js', 'start'], {
       env: {
-        ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1',
+        ...process.env, DATABASE_URL: databaseUrl, ...standInEnv(server.adminUrl), PORT: String(port), HOST: '127.0.0.1',
         MANETTE_DATA_DIR: path.join(dir, `data-${n}`), MANETTE_RATE_LIMIT_RPS: '1000000',
         MANETTE_RATE_LIMIT_BURST: '1000000', MANETTE_ARGON2_MEMORY_KIB: '1024', MANETTE_ARGON2_ITERATIONS: '1', MANETTE_REALTIME_PORT: '0',
         MANETTE_DB_POOL_SIZE: '20', LOG_LEVEL: 'warn',

@@ -6,6 +6,11 @@
 //   node bin/run-ts.js bench/realtime.ts [--matches 100] [--seconds 10] [--rates 100,200,400,800]
 // The first rate is the goal's load (100 matches, one action per match per second:
 // p50 < 10 ms, p99 < 50 ms); the capacity is the highest rate whose p99 stays under 100 ms.
+// The stand-in runs without quotas here (this measures the machine); what a project's plan
+// allows is computed from what is counted: the Realtime messages one action costs (the
+// realtime.messages rows it commits, and each delivery of them to each subscribed socket,
+// as Supabase counts them), the connections and joins of a match, and each plan's quotas
+// (twin/realtime/quotas.ts): how many matches fit at a given action rate.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -13,10 +18,12 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { RealtimeClient, type RealtimeClientOptions } from '@supabase/realtime-js';
+import pg from 'pg';
 import { startEmbeddedPostgres } from '../twin/postgres/embedded.js';
+import { PLANS, type Plan } from '../twin/realtime/quotas.js';
 import { migrate } from '../api/db/migrate.js';
 import { applyGameFile } from '../api/config/apply.js';
-import { freePort, pool, percentile, startManette } from './support.js';
+import { freePort, pool, percentile, standInEnv, startManette } from './support.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -34,7 +41,9 @@ const dir = await mkdtemp(path.join(tmpdir(), 'manette-bench-realtime-'));
 await chmod(dir, 0o755);
 let proc: ChildProcess | undefined;
 const clients: RealtimeClient[] = [];
-const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: false });
+// Durable commits, as on a hosted project: logical replication sends a transaction once its WAL
+// is flushed, so with synchronous_commit off every `etat` would wait for the WAL writer (200 ms).
+const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: true });
 try {
   await migrate(server.url);
   const gameFile = path.join(dir, 'bench.json');
@@ -44,7 +53,7 @@ try {
   const apiKey = (await applyGameFile(server.url, gameFile)).api_key;
 
   const api = startManette({
-    ...process.env, DATABASE_URL: server.url, PORT: String(await freePort()), HOST: '127.0.0.1',
+    ...process.env, DATABASE_URL: server.url, ...standInEnv(server.adminUrl), PORT: String(await freePort()), HOST: '127.0.0.1',
       MANETTE_DATA_DIR: path.join(dir, 'data'), MANETTE_RATE_LIMIT_RPS: '1000000', MANETTE_RATE_LIMIT_BURST: '1000000',
     // Every player here comes from 127.0.0.1: no per-address cap (real players have their own addresses).
     MANETTE_MAX_CONNECTIONS_PER_ADDRESS: '100000',
@@ -79,6 +88,7 @@ try {
 
   // Each player listens to its room; `etat` arrivals are kept per player seat (0, 1) and numero_tour.
   const arrivals = new Map<string, number>();   // `${match}|${seat}|${numero_tour}` → when
+  let deliveries = 0; // every broadcast a player's socket receives (action and etat)
   await pool(matches.flatMap((m) => [0, 1].map((seat) => ({ m, seat }))), 16, async ({ m, seat }) => {
     const rt = new RealtimeClient(config.url, {
       params: { apikey: config.key }, transport: WebSocket as unknown as RealtimeClientOptions['transport'], timeout: 10_000,
@@ -87,6 +97,7 @@ try {
     await rt.setAuth((await call('GET', '/realtime/config', m.tokens[seat])).body.token);
     const channel = rt.channel(config.channel_prefix + m.id, { config: { private: true } });
     channel.on('broadcast', { event: 'etat' }, (msg: any) => { arrivals.set(`${m.id}|${seat}|${msg.payload.numero_tour}`, performance.now()); });
+    channel.on('broadcast', { event: '*' }, () => { deliveries++; });
     await new Promise<void>((resolve, reject) => channel.subscribe((status, err) => {
       if (status === 'SUBSCRIBED') resolve(); else if (status !== 'CLOSED') reject(new Error(`${status} ${err?.message ?? ''}`));
     }));
@@ -123,12 +134,29 @@ try {
       if (at === undefined) lost++; else latencies.push(at - s.sentAt);
     }
     latencies.sort((a, b) => a - b);
-    return { rate, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), lost, refused,
+    return { rate, accepted: sent.length - refused, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), lost, refused,
       why: [...refusedBy].map(([k, n]) => `${n}× ${k}`).join(', ') };
   }
 
+  // Messages per action, counted as Supabase Realtime counts them (max_events_per_second):
+  // each realtime.messages row read from the database, and each delivery to a socket.
+  const admin = new pg.Client({ connectionString: server.adminUrl });
+  await admin.connect();
+  const rowsOf = async () => Number((await admin.query(`select count(*) as n from realtime.messages where topic like 'manette_partie_%'`)).rows[0].n);
+  const rowsBefore = await rowsOf();
+  const deliveriesBefore = deliveries;
+  let accepted = 0;
+
   const results = [];
-  for (const rate of RATES) results.push(await openLoop(rate));
+  for (const rate of RATES) {
+    const r = await openLoop(rate);
+    accepted += r.accepted;
+    results.push(r);
+  }
+  const rows = (await rowsOf()) - rowsBefore;
+  await admin.end();
+  const perAction = { rows: rows / accepted, deliveries: (deliveries - deliveriesBefore) / accepted };
+  const eventsPerAction = perAction.rows + perAction.deliveries;
   console.log(`action → etat at the other player, open loop, ${MATCHES} matches, ${SECONDS} s per rate`);
   console.log('rate/s  p50 ms  p99 ms  not received  refused');
   for (const r of results) {
@@ -137,6 +165,21 @@ try {
   const capacity = results.filter((r) => r.p99 < 100 && r.lost === 0 && r.refused === 0).map((r) => r.rate);
   console.log(`capacity (p99 < 100 ms, nothing lost): ${capacity.length ? `${Math.max(...capacity)} actions/s` : 'below the lowest rate tried'}`);
   console.log(`load average: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+
+  // What fits in each plan: a match is 2 players, each with one socket (2 connections) that
+  // joins the room (2 joins, plus the player channel while in the queue); at `per` actions per
+  // second per match it costs eventsPerAction × per messages per second.
+  console.log(`\nRealtime messages per action: ${eventsPerAction.toFixed(2)} `
+    + `(${perAction.rows.toFixed(2)} realtime.messages rows + ${perAction.deliveries.toFixed(2)} deliveries to the 2 players; no presence), `
+    + `${accepted} actions counted`);
+  const perMatchRates = [0.1, 0.2, 0.5, 1];
+  console.log(`concurrent 1v1 matches that fit, by plan (messages/s limit ÷ (${eventsPerAction.toFixed(1)} × actions/s per match), capped by connections ÷ 2)`);
+  console.log(`plan          ${perMatchRates.map((r) => `${r} act/s`.padStart(10)).join('')}   connections   joins/s (2 per match started)`);
+  for (const plan of Object.keys(PLANS) as Plan[]) {
+    const q = PLANS[plan];
+    const fits = perMatchRates.map((r) => Math.min(Math.floor(q.maxEventsPerSecond / (eventsPerAction * r)), Math.floor(q.maxConnections / 2)));
+    console.log(`${plan.padEnd(12)}  ${fits.map((n) => String(n).padStart(10)).join('')}   ${String(q.maxConnections).padStart(11)}   ${q.maxJoinsPerSecond / 2} matches starting per second`);
+  }
 } finally {
   for (const c of clients) c.disconnect();
   if (proc && proc.exitCode === null) {

@@ -107,3 +107,16 @@ export function cpuByGroup(
   }
   return sums;
 }
+
+/**
+ * The local Realtime stand-in of `manette start` on a DATABASE_URL: it reads realtime.messages
+ * as the twin's superuser (as hosted Realtime does), and enforces no plan quota, so that a
+ * benchmark measures the machine (bench/realtime.ts applies the plans to its counts).
+ */
+export function standInEnv(adminUrl: string): NodeJS.ProcessEnv {
+  return {
+    MANETTE_REALTIME_DATABASE_URL: adminUrl,
+    MANETTE_REALTIME_MAX_CONNECTIONS: '1000000', MANETTE_REALTIME_MAX_EVENTS_PER_SECOND: '1000000000',
+    MANETTE_REALTIME_MAX_JOINS_PER_SECOND: '1000000', MANETTE_REALTIME_MAX_PRESENCE_EVENTS_PER_SECOND: '1000000',
+  };
+}

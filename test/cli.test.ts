@@ -11,7 +11,7 @@ import { jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './support/net.js';
 import { npmStart as startNpm, portOpen } from './support/npm-start.js';
-import { freshDatabase } from './support/harness.js';
+import { freshDatabase, twinAdminUrlOf } from './support/harness.js';
 
 const run = promisify(execFile);
 let dir: string;
@@ -152,7 +152,8 @@ describe('npm start and npx manette apply', () => {
   it('uses DATABASE_URL instead of the embedded database when it is set', async () => {
     const url = await freshDatabase();
     const otherPort = await freePort();
-    const { proc, out } = await npmStart({ DATABASE_URL: url, PORT: String(otherPort), MANETTE_DATA_DIR: path.join(dir, 'ext') });
+    // The local Realtime reads realtime.messages as hosted Realtime does, as the superuser.
+    const { proc, out } = await npmStart({ DATABASE_URL: url, MANETTE_REALTIME_DATABASE_URL: twinAdminUrlOf(url), PORT: String(otherPort), MANETTE_DATA_DIR: path.join(dir, 'ext') });
     expect(out).toContain('Base      DATABASE_URL');
     expect(out).toContain('Jeu       (aucun : npx manette apply <fichier>)'); // a DATABASE_URL database's games are never touched
     const file = path.join(dir, 'external.json');
@@ -169,6 +170,13 @@ describe('npm start and npx manette apply', () => {
     expect((await db.query("select count(*)::int as n from manette.players where pseudo = 'External'")).rows[0].n).toBe(1);
     await db.end();
     expect(await ctrlC(proc)).toBe(true);
+  });
+
+  it('on DATABASE_URL alone (a role that may not own realtime.messages), the local Realtime refuses to start and says what to set', async () => {
+    const r = await run('npm', ['start'], { env: { ...env, DATABASE_URL: await freshDatabase(), PORT: String(await freePort()),
+      MANETTE_DATA_DIR: path.join(dir, 'no-realtime-url') } }).catch((e) => e);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/cannot .*realtime\.messages.*MANETTE_REALTIME_DATABASE_URL.*MANETTE_REALTIME_URL/s);
   });
 
   it('with a Supabase Realtime URL, refuses to start until a signing key is named', async () => {

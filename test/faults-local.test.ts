@@ -12,7 +12,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './support/net.js';
 import { npmStart as startNpm, portOpen } from './support/npm-start.js';
-import { freshDatabase } from './support/harness.js';
+import { freshDatabase, twinAdminUrlOf } from './support/harness.js';
 import { sleep, stackProcessesOf, until } from './support/local-procs.js';
 
 const run = promisify(execFile);
@@ -205,7 +205,7 @@ describe('local processes survive faults', () => {
     const otherPort = await freePort();
     const extDir = path.join(root, 'ext');
     dataDirs.push(extDir);
-    const { proc, out } = await npmStart({ DATABASE_URL: url, PORT: String(otherPort), MANETTE_DATA_DIR: extDir });
+    const { proc, out } = await npmStart({ DATABASE_URL: url, MANETTE_REALTIME_DATABASE_URL: twinAdminUrlOf(url), PORT: String(otherPort), MANETTE_DATA_DIR: extDir });
     expect(out()).toContain('Jeu       (aucun : npx manette apply <fichier>)');
     const db = new pg.Client({ connectionString: url });
     await db.connect();

@@ -33,7 +33,11 @@ interface RealtimeConfig { url: string; key: string; channel_prefix: string; pri
 let config: RealtimeConfig;
 
 beforeAll(async () => {
-  app = await startTestApp({}, undefined, { realtime: true });
+  // A project whose Realtime settings allow public channels: this file also checks what a
+  // public channel of the same name gets, and plays a public-rooms game. (The local default
+  // refuses public joins of Manette topics, as a private-only project does:
+  // test/realtime-quotas.test.ts.)
+  app = await startTestApp({ MANETTE_REALTIME_PRIVATE_ONLY: 'off' }, undefined, { realtime: true });
   api = client(app.baseUrl, await app.applyGame(GAME));
   apiB = client(app.baseUrl, await app.applyGame(GAME_B));
   apiC = client(app.baseUrl, await app.applyGame(GAME_C));
@@ -184,7 +188,8 @@ describe('private match rooms', () => {
     expect(official).toEqual(r.body.partie);
     for (const sub of [subX, subO]) {
       expect(sub.got).toEqual([
-        { event: 'action', payload: { joueur_id: x!.id, action: 'jouer', donnees: { case: 4 }, numero_tour: 1 } },
+        // realtime.send adds the message's id to a payload that has none (`etat` has the match's own).
+        { event: 'action', payload: { joueur_id: x!.id, action: 'jouer', donnees: { case: 4 }, numero_tour: 1, id: expect.any(String) } },
         { event: 'etat', payload: official },
       ]);
     }
@@ -197,7 +202,7 @@ describe('private match rooms', () => {
     const r = await act(b!, id, 'poser', { pion: 'e4' });
     await waitUntil(() => raw.broadcasts().length >= 2, 'two broadcasts on the raw client');
     expect(raw.broadcasts()).toEqual([
-      { type: 'broadcast', event: 'action', meta: { id: expect.any(String) }, payload: { joueur_id: b!.id, action: 'poser', donnees: { pion: 'e4' }, numero_tour: 1 } },
+      { type: 'broadcast', event: 'action', meta: { id: expect.any(String) }, payload: { joueur_id: b!.id, action: 'poser', donnees: { pion: 'e4' }, numero_tour: 1, id: expect.any(String) } },
       { type: 'broadcast', event: 'etat', meta: { id: expect.any(String) }, payload: r.body.partie },
     ]);
   }, T);
@@ -341,7 +346,7 @@ describe('the player channel and tokens', () => {
     await waitUntil(() => chanA.got.length === 1 && chanB.broadcasts().length === 1, 'matched on both channels');
     const { ok: _ok, ...statusA } = (await api.get('/matchmaking/status', { token: a.token })).body;
     const { ok: _ok2, ...statusB } = (await api.get('/matchmaking/status', { token: b.token })).body;
-    expect(chanA.got[0]).toEqual({ event: 'matched', payload: statusA });
+    expect(chanA.got[0]).toEqual({ event: 'matched', payload: { ...statusA, id: expect.any(String) } });
     expect(chanB.broadcasts()[0]).toMatchObject({ event: 'matched', payload: statusB });
   }, T);
 
@@ -408,7 +413,7 @@ describe('done when', () => {
     for (const seen of [subX.got, seenByO]) {
       expect(seen.map((e) => e.event)).toEqual(Array(moves.length).fill(['action', 'etat']).flat());
       for (const [i, [p, cell]] of moves.entries()) {
-        expect(seen[2 * i]!.payload).toEqual({ joueur_id: p.id, action: 'jouer', donnees: { case: cell }, numero_tour: i + 1 });
+        expect(seen[2 * i]!.payload).toEqual({ joueur_id: p.id, action: 'jouer', donnees: { case: cell }, numero_tour: i + 1, id: expect.any(String) });
         expect(seen[2 * i + 1]!.payload).toEqual(responses[i]);
       }
     }

@@ -11,7 +11,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyGameFile } from '../api/config/apply.js';
-import { freshDatabase } from './support/harness.js';
+import { freshDatabase, twinAdminUrlOf } from './support/harness.js';
 import { freePort } from './support/net.js';
 
 const PLAYERS = 200;
@@ -31,6 +31,8 @@ async function startProcess(n: number): Promise<string> {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,
+      // The local Realtime reads realtime.messages as hosted Realtime does, as the superuser.
+      MANETTE_REALTIME_DATABASE_URL: twinAdminUrlOf(databaseUrl),
       PORT: String(port),
       HOST: '127.0.0.1',
       MANETTE_DATA_DIR: path.join(dir, `data-${n}`),

@@ -1,6 +1,7 @@
-// The local Realtime (twin/realtime) against real parts: an embedded
-// Postgres with supabase-compat.sql, the unmodified @supabase/realtime-js, and
-// raw `ws` clients speaking vsn 1.0.0 / 2.0.0 like a Godot or Unity client.
+// The local Realtime (twin/realtime) against real parts: a twin of a hosted Supabase
+// database (twin/postgres), the unmodified @supabase/realtime-js, and raw `ws` clients
+// speaking vsn 1.0.0 / 2.0.0 like a Godot or Unity client. Database messages are read by
+// logical replication, as Supabase Realtime reads them.
 import { once } from 'node:events';
 import pg from 'pg';
 import WebSocket from 'ws';
@@ -18,18 +19,21 @@ function sign(claims: Record<string, unknown>, secret = JWT_SECRET): Promise<str
   return new SignJWT({ exp: Math.floor(Date.now() / 1000) + 3600, ...claims })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode(secret));
 }
-interface Stack { databaseUrl: string; db: pg.Client; realtime: LocalRealtime; logs: Array<{ level: string; msg: string }>; stop(): Promise<void> }
+interface Stack {
+  databaseUrl: string; adminUrl: string; db: pg.Client; realtime: LocalRealtime; logs: Array<{ level: string; msg: string }>; stop(): Promise<void>;
+}
 
 async function startStack(): Promise<Stack> {
-  const { databaseUrl, stop: stopPostgres } = await startBlankTwin();
+  const { databaseUrl, adminUrl, stop: stopPostgres } = await startBlankTwin();
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   const logs: Stack['logs'] = [];
+  // The stand-in connects as the twin's superuser, as hosted Realtime does.
   const realtime = await startLocalRealtime({
-    port: 0, databaseUrl, jwtSecret: JWT_SECRET, authorize: (key) => key === API_KEY, log: (level, msg) => logs.push({ level, msg }),
+    port: 0, databaseUrl: adminUrl, jwtSecret: JWT_SECRET, authorize: (key) => key === API_KEY, log: (level, msg) => logs.push({ level, msg }),
   });
   return {
-    databaseUrl, db, realtime, logs,
+    databaseUrl, adminUrl, db, realtime, logs,
     async stop() {
       await realtime.close();
       await db.end();
@@ -362,14 +366,17 @@ describe('local realtime: realtime.send from the database', () => {
     }
     await waitUntil(() => got.length === 2, 'two messages on realtime-js');
     expect(got.map((m) => m.event)).toEqual(['action', 'etat']);
-    expect(got[1]).toEqual({ type: 'broadcast', event: 'etat', payload: { tour: 2, grand: 12345678901234567890 }, meta: { id: expect.stringMatching(/^[0-9a-f-]{36}$/) } });
+    // realtime.send adds the message's id to a payload that has none (as Supabase's does).
+    const id = got[1]!.meta!.id;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(got[1]).toEqual({ type: 'broadcast', event: 'etat', payload: { tour: 2, grand: 12345678901234567890, id }, meta: { id } });
 
     await waitUntil(() => raw.messages.filter((m) => m.event === 'broadcast').length === 2, 'two messages on raw');
     const rawBroadcasts = raw.messages.filter((m) => m.event === 'broadcast');
     expect(rawBroadcasts.map((m) => m.payload.event)).toEqual(['action', 'etat']);
     expect(rawBroadcasts[0]).toEqual({
       topic: 'realtime:partie:42', event: 'broadcast', ref: null,
-      payload: { event: 'action', meta: { id: got[0]?.meta?.id }, payload: { coup: 'e4' }, type: 'broadcast' },
+      payload: { event: 'action', meta: { id: got[0]?.meta?.id }, payload: { coup: 'e4', id: got[0]?.meta?.id }, type: 'broadcast' },
     });
     // The jsonb text is forwarded verbatim (no float rounding of big integers).
     expect(raw.frames.find((f) => typeof f === 'string' && f.includes('"grand"'))).toContain('12345678901234567890');
@@ -408,34 +415,54 @@ describe('local realtime: realtime.send from the database', () => {
     expect(priv).toEqual(['secret']);
   }, T);
 
-  it('re-LISTENs after its connection is killed, cleans old rows, and close() releases everything', async () => {
-    const { got } = await subscribers('partie:45');
-    const killed = await stack.db.query(`select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'manette_local_realtime'`);
-    expect(killed.rowCount).toBe(1);
-    await waitUntil(() => stack.logs.some((l) => l.msg.includes('LISTEN connection re-established')), 'reconnect', 10_000);
-    await stack.db.query(`select realtime.send('{"apres": "coupure"}'::jsonb, 'etat', 'partie:45', false)`);
-    await waitUntil(() => got.length === 1, 'message after reconnect');
+  it('reads by logical replication on a temporary slot, reconnects when its connection is killed, and close() releases it', async () => {
+    const admin = new pg.Client({ connectionString: stack.adminUrl });
+    await admin.connect();
+    try {
+      // Realtime's publication, and one temporary pgoutput slot, active.
+      const pub = await admin.query(`select tablename from pg_publication_tables where pubname = 'supabase_realtime_messages_publication'`);
+      expect(pub.rows.length).toBeGreaterThan(0);
+      expect(pub.rows.every((r) => /^messages(_\d{4}_\d{2}_\d{2})?$/.test(r.tablename))).toBe(true);
+      const slots = async () => (await admin.query(`select slot_name, plugin, temporary, active from pg_replication_slots
+        where database = current_database() and slot_name like 'supabase_realtime_messages_replication_slot_%'`)).rows;
+      expect(await slots()).toEqual([{ slot_name: expect.any(String), plugin: 'pgoutput', temporary: true, active: true }]);
+      const [before] = await slots();
 
-    // A second instance cleans rows older than an hour when it starts, then closes cleanly.
-    await stack.db.query(`insert into realtime.messages (topic, event, payload, private, inserted_at) values ('old', 'x', '{}', false, localtimestamp - interval '2 hours')`);
-    const before = await stack.db.query(`select count(*)::int as n from realtime.messages where inserted_at >= localtimestamp - interval '1 hour'`);
-    const second = await startLocalRealtime({ port: 0, databaseUrl: stack.databaseUrl, jwtSecret: JWT_SECRET, authorize: () => true, log: () => {} });
-    const deadline = Date.now() + 5_000;
-    let old = 1;
-    while (old > 0 && Date.now() < deadline) {
-      old = (await stack.db.query(`select count(*)::int as n from realtime.messages where topic = 'old'`)).rows[0].n;
-      if (old > 0) await sleep(50);
+      const { got } = await subscribers('partie:45');
+      const reconnects = () => stack.logs.filter((l) => l.msg.includes('replication connection re-established')).length;
+      const seen = reconnects();
+      const killed = await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity
+        where application_name = 'realtime_replication_connection' and datname = current_database()`);
+      expect(killed.rowCount).toBe(1);
+      await waitUntil(() => reconnects() > seen, 'reconnect', 10_000);
+      await stack.db.query(`select realtime.send('{"apres": "coupure"}'::jsonb, 'etat', 'partie:45', false)`);
+      await waitUntil(() => got.length === 1, 'message after reconnect');
+      // The slot went with its connection and was created again by the new one.
+      expect(await slots()).toEqual([{ ...before, active: true }]);
+
+      // A second instance keeps the partitions as Realtime's janitor does: yesterday to three
+      // days ahead, and a partition older than 72 hours dropped.
+      const day = (d: number) => new Date(Date.now() + d * 86_400_000).toISOString().slice(0, 10);
+      const old = `messages_${day(-5).replaceAll('-', '_')}`;
+      await admin.query(`create table realtime.${old} partition of realtime.messages for values from ('${day(-5)}') to ('${day(-4)}')`);
+      const second = await startLocalRealtime({ port: 0, databaseUrl: stack.adminUrl, jwtSecret: JWT_SECRET, authorize: () => true, log: () => {} });
+      const partitions = (await admin.query(`select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid
+        where i.inhparent = 'realtime.messages'::regclass order by 1`)).rows.map((r) => r.relname);
+      expect(partitions).not.toContain(old);
+      for (let d = -1; d <= 3; d++) expect(partitions).toContain(`messages_${day(d).replaceAll('-', '_')}`);
+      expect(await slots()).toHaveLength(2);
+      await second.close();
+      expect(await slots()).toHaveLength(1); // a temporary slot ends with its connection
+      const conns = await admin.query(`select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and application_name in ('realtime_replication_connection', 'realtime_janitor')`);
+      expect(conns.rows[0].n).toBe(1); // only the main instance's replication connection
+      await expect(new Promise((resolve, reject) => {
+        const ws = new WebSocket(`${second.url}/websocket?apikey=x&vsn=1.0.0`);
+        ws.on('open', resolve);
+        ws.on('error', reject);
+      })).rejects.toThrow(/ECONNREFUSED/);
+    } finally {
+      await admin.end();
     }
-    expect(old).toBe(0);
-    const after = await stack.db.query(`select count(*)::int as n from realtime.messages where inserted_at >= localtimestamp - interval '1 hour'`);
-    expect(after.rows[0].n).toBe(before.rows[0].n);
-    await second.close();
-    const conns = await stack.db.query(`select count(*)::int as n from pg_stat_activity where application_name = 'manette_local_realtime'`);
-    expect(conns.rows[0].n).toBe(1); // only the main instance's
-    await expect(new Promise((resolve, reject) => {
-      const ws = new WebSocket(`${second.url}/websocket?apikey=x&vsn=1.0.0`);
-      ws.on('open', resolve);
-      ws.on('error', reject);
-    })).rejects.toThrow(/ECONNREFUSED/);
   }, T);
 });

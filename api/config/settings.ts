@@ -46,6 +46,25 @@ const Env = z.object({
   MANETTE_REALTIME_JWT_PRIVATE_KEY: z.string().optional(),
   // Lifetime of a player's realtime token (never after its session's end).
   MANETTE_REALTIME_TOKEN_TTL_S: z.coerce.number().int().min(1).max(3600).default(3600),
+  // The local Realtime stand-in (twin/realtime), played as hosted Supabase Realtime:
+  // the plan whose quotas it enforces (default Free, so what works locally works on the
+  // smallest plan), each quota replaced by its own setting when given;
+  MANETTE_REALTIME_PLAN: z.enum(['free', 'pro', 'pro-no-cap']).default('free'),
+  MANETTE_REALTIME_MAX_CONNECTIONS: z.coerce.number().int().min(1).optional(),
+  MANETTE_REALTIME_MAX_EVENTS_PER_SECOND: z.coerce.number().int().min(1).optional(),
+  MANETTE_REALTIME_MAX_JOINS_PER_SECOND: z.coerce.number().int().min(1).optional(),
+  MANETTE_REALTIME_MAX_CHANNELS_PER_CONNECTION: z.coerce.number().int().min(1).optional(),
+  MANETTE_REALTIME_MAX_PRESENCE_EVENTS_PER_SECOND: z.coerce.number().int().min(1).optional(),
+  MANETTE_REALTIME_MAX_PAYLOAD_KB: z.coerce.number().int().min(1).optional(),
+  // which public joins get Realtime's private-only error: `manette` (Manette's topics, as on
+  // a project set to private channels only), `all`, `off` (a project allowing public channels);
+  MANETTE_REALTIME_PRIVATE_ONLY: z.enum(['manette', 'all', 'off']).default('manette'),
+  // `hosted`: events committed while its replication connection is down are lost, as on
+  // Supabase; `catch-up`: delivered after the reconnection (kinder than Supabase);
+  MANETTE_REALTIME_DELIVERY: z.enum(['hosted', 'catch-up']).default('hosted'),
+  // with DATABASE_URL, the connection it reads realtime.messages with (a role that may
+  // replicate and owns realtime.messages, e.g. the superuser); default DATABASE_URL.
+  MANETTE_REALTIME_DATABASE_URL: z.string().url().optional(),
   MANETTE_GOOGLE_JWKS_URL: z.string().url().default('https://www.googleapis.com/oauth2/v3/certs'),
   // Password hashes (api/security/password.ts): argon2id, 1 lane; OWASP's minimum by default.
   MANETTE_ARGON2_MEMORY_KIB: z.coerce.number().int().min(1024).max(262144).default(19456),

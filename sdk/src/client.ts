@@ -50,10 +50,17 @@ export interface Table<D extends Record<string, unknown> = Record<string, unknow
 
 export interface MatchSubscription {
   onAction?: (e: MatchActionEvent) => void;
-  /** The match's state: each `etat` event, and a fresh GET /match/state after every (re)join. */
+  /**
+   * The match's state, never older than the last one: each `etat` event, and a fresh
+   * GET /match/state whenever an event may have been missed (Realtime delivers at most once):
+   * after every (re)join, on a gap in `numero_tour`, when the `etat` of this client's own
+   * accepted action has not come within 2 s, and after `pollMs` without any event.
+   */
   onEtat?: (partie: Partie) => void;
   /** The room cannot be joined any more (e.g. the player is not a participant). */
   onError?: (err: ManetteError) => void;
+  /** Re-read the state after this long without an event while the match is on. Default 15000 ms (at least 500). */
+  pollMs?: number;
 }
 
 export interface MatchHandle {
@@ -111,6 +118,10 @@ export interface ManetteClient {
 
 let last: ManetteClient | undefined;
 
+/** How long the `etat` of the client's own accepted action may take before the state is re-read. */
+const OWN_ETAT_WAIT_MS = 2000;
+const DEFAULT_POLL_MS = 15_000;
+
 /** The last client created (the panels use it when no `client` property is set). */
 export function lastClient(): ManetteClient | undefined {
   return last;
@@ -153,6 +164,9 @@ export function createClient(options: ClientOptions): ManetteClient {
     options.realtime ?? defaultRealtimeLoader(sdkUrl, base),
     lang,
   );
+
+  /** Subscriptions of this client, by match: told the `numero_tour` of each action it got accepted. */
+  const accepted = new Map<string, Set<(numeroTour: number) => void>>();
 
   const tablePath = (nom: string, id?: string) => `/tables/${encodeURIComponent(nom)}${id === undefined ? '' : `/${encodeURIComponent(id)}`}`;
 
@@ -285,7 +299,9 @@ export function createClient(options: ClientOptions): ManetteClient {
         async act(action, donnees = {}, opts = {}) {
           const body: Record<string, unknown> = { partie_id, action, donnees };
           if (opts.numero_tour !== undefined) body.numero_tour = opts.numero_tour;
-          return (await call<{ partie: Partie }>('POST', '/match/action', { body })).partie;
+          const partie = (await call<{ partie: Partie }>('POST', '/match/action', { body })).partie;
+          for (const expect of accepted.get(partie_id) ?? []) expect(partie.numero_tour);
+          return partie;
         },
         subscribe: (handlers) => subscribeMatch(handle, handlers),
       };
@@ -308,28 +324,90 @@ export function createClient(options: ClientOptions): ManetteClient {
   }
 
   async function subscribeMatch(handle: MatchHandle, h: MatchSubscription): Promise<() => Promise<void>> {
+    // Realtime delivers at most once (nothing is replayed after a disconnection, a quota
+    // may drop events): the state is re-read whenever an event may have been missed.
     let latest: Partie | undefined;
+    let stopped = false;
+    let lastHeard = Date.now();
+    const pollMs = Math.max(500, h.pollMs ?? DEFAULT_POLL_MS);
+    const ownWaits = new Set<ReturnType<typeof setTimeout>>();
     // Events and re-reads may cross: never go back to an older state.
     const deliver = (p: Partie) => {
+      if (stopped) return;
       if (latest && (p.numero_tour < latest.numero_tour
         || (p.numero_tour === latest.numero_tour && Date.parse(p.maj_le) < Date.parse(latest.maj_le))
         || (latest.statut === 'terminee' && p.statut !== 'terminee'))) return;
       latest = p;
       try { h.onEtat?.(p); } catch (err) { reportAsync(err); }
     };
+    // One read at a time; a request made meanwhile runs once it ends.
+    let reading = false;
+    let again = false;
     const reread = () => {
-      handle.state().then(deliver, (err) => { if (err instanceof ManetteError && err.code !== 'network_error') h.onError?.(err); });
+      if (stopped) return;
+      if (reading) { again = true; return; }
+      reading = true;
+      handle.state().then((p) => { lastHeard = Date.now(); deliver(p); }, (err) => {
+        if (err instanceof ManetteError && err.code !== 'network_error') h.onError?.(err);
+      }).finally(() => {
+        reading = false;
+        if (again) { again = false; reread(); }
+      });
     };
-    const channel = await hub.join(
-      (cfg) => cfg.channel_prefix + handle.id,
-      {
-        action: (payload) => { try { h.onAction?.(payload as MatchActionEvent); } catch (err) { reportAsync(err); } },
-        etat: (payload) => deliver(payload as Partie),
-      },
-      // Every (re)join follows a gap in which events may have been missed.
-      reread,
-      h.onError,
-    );
+    /** A `numero_tour` beyond the next one means an event was missed. */
+    const gap = (numeroTour: unknown, ahead: number) => typeof numeroTour === 'number' && latest !== undefined
+      && numeroTour > latest.numero_tour + ahead;
+    // The client's own accepted action: its `etat` should follow at once.
+    const expectOwn = (numeroTour: number) => {
+      if (stopped || (latest && latest.numero_tour >= numeroTour)) return;
+      const t = setTimeout(() => {
+        ownWaits.delete(t);
+        if (!latest || latest.numero_tour < numeroTour) reread();
+      }, OWN_ETAT_WAIT_MS);
+      ownWaits.add(t);
+    };
+    const watchers = accepted.get(handle.id) ?? new Set();
+    accepted.set(handle.id, watchers);
+    watchers.add(expectOwn);
+    // Nothing heard for pollMs while the match is on: read it.
+    const poll = setInterval(() => {
+      if (latest?.statut !== 'terminee' && Date.now() - lastHeard >= pollMs) {
+        lastHeard = Date.now();
+        reread();
+      }
+    }, Math.max(250, Math.floor(pollMs / 4)));
+    const end = () => {
+      stopped = true;
+      clearInterval(poll);
+      for (const t of ownWaits) clearTimeout(t);
+      watchers.delete(expectOwn);
+      if (watchers.size === 0 && accepted.get(handle.id) === watchers) accepted.delete(handle.id);
+    };
+    let channel: { stop(): Promise<void> };
+    try {
+      channel = await hub.join(
+        (cfg) => cfg.channel_prefix + handle.id,
+        {
+          action: (payload) => {
+            lastHeard = Date.now();
+            // Played in a turn after the last state known: an `etat` was missed.
+            if (gap((payload as MatchActionEvent).numero_tour, 0)) reread();
+            try { h.onAction?.(payload as MatchActionEvent); } catch (err) { reportAsync(err); }
+          },
+          etat: (payload) => {
+            lastHeard = Date.now();
+            if (gap((payload as Partie).numero_tour, 1)) reread();
+            deliver(payload as Partie);
+          },
+        },
+        // Every (re)join follows a gap in which events may have been missed.
+        reread,
+        h.onError,
+      );
+    } catch (err) {
+      end();
+      throw err;
+    }
     // The page slept or the network came back: the socket may not have noticed yet.
     const onWake = () => { if (typeof document === 'undefined' || document.visibilityState !== 'hidden') reread(); };
     if (typeof window !== 'undefined') {
@@ -337,6 +415,7 @@ export function createClient(options: ClientOptions): ManetteClient {
       document.addEventListener?.('visibilitychange', onWake);
     }
     return async () => {
+      end();
       if (typeof window !== 'undefined') {
         window.removeEventListener('online', onWake);
         document.removeEventListener?.('visibilitychange', onWake);

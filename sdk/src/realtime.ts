@@ -25,6 +25,8 @@ export interface ChannelHandle { stop(): Promise<void> }
 const RENEW_BEFORE_MS = 60_000;
 const JOIN_TIMEOUT_MS = 15_000;
 const MAX_JOIN_ERRORS = 5;
+/** A channel closed by the server is joined again after 1 s, 2 s, 4 s... at most this. */
+const REJOIN_MAX_MS = 10_000;
 
 export class RealtimeHub {
   private rt: Promise<{ client: RtClient; cfg: RealtimeConfig }> | undefined;
@@ -74,45 +76,68 @@ export class RealtimeHub {
 
   /**
    * Joins the topic `topicOf` names (private like the game's rooms unless `isPrivate` says), calls `onJoined` on every
-   * (re)join. Resolves once joined the first time; rejects when refused or not joined in time.
+   * (re)join. Resolves once joined the first time; rejects when refused or not joined in time. A channel the server
+   * closes (a `system` error then `phx_close`: an expired token, a quota of the project) is not rejoined by realtime-js:
+   * it is joined again here, after a pause and with a fresh token.
    */
   async join(topicOf: (cfg: RealtimeConfig) => string, events: Record<string, (payload: unknown) => void>,
     onJoined: () => void, onFatal?: (err: ManetteError) => void, isPrivate?: boolean): Promise<ChannelHandle> {
     const { client, cfg } = await this.open();
     this.users += 1;
-    const channel = client.channel(topicOf(cfg), { config: { private: isPrivate ?? cfg.private } });
-    for (const [event, cb] of Object.entries(events)) channel.on('broadcast', { event }, (msg) => cb(msg.payload));
+    const topic = topicOf(cfg);
     let stopped = false;
-    let errors = 0;
+    let channel: RtChannel | undefined;
+    let retry: ReturnType<typeof setTimeout> | undefined;
     const stop = async () => {
       if (stopped) return;
       stopped = true;
-      await client.removeChannel(channel).catch(() => undefined);
+      if (retry) clearTimeout(retry);
+      const ch = channel;
+      channel = undefined;
+      if (ch) await client.removeChannel(ch).catch(() => undefined);
       this.release();
     };
     await new Promise<void>((resolve, reject) => {
       let first = true;
+      let errors = 0;
+      let closes = 0;
       const timeout = setTimeout(() => fail(new ManetteError({ code: 'realtime_unavailable', status: 0, message: this.text('join') })), JOIN_TIMEOUT_MS);
       const fail = (e: ManetteError) => {
         clearTimeout(timeout);
         void stop();
         if (first) { first = false; reject(e); } else onFatal?.(e);
       };
-      channel.subscribe((status, err) => {
-        if (stopped) return;
-        if (status === 'SUBSCRIBED') {
-          errors = 0;
-          if (first) { first = false; clearTimeout(timeout); resolve(); }
-          onJoined();
-        } else if (status === 'CHANNEL_ERROR') {
-          // Refused (expired token, not a participant) or the socket failed: realtime-js
-          // retries the join by itself; a fresh token may be what it needs.
-          errors += 1;
-          if (errors >= (first ? 2 : MAX_JOIN_ERRORS)) {
-            fail(new ManetteError({ code: 'realtime_refused', status: 0, message: err?.message ?? this.text('refused') }));
-          } else void this.renew();
-        }
-      });
+      const subscribe = () => {
+        const ch = client.channel(topic, { config: { private: isPrivate ?? cfg.private } });
+        channel = ch;
+        for (const [event, cb] of Object.entries(events)) ch.on('broadcast', { event }, (msg) => cb(msg.payload));
+        ch.subscribe((status, err) => {
+          if (stopped || channel !== ch) return;
+          if (status === 'SUBSCRIBED') {
+            errors = 0;
+            closes = 0;
+            if (first) { first = false; clearTimeout(timeout); resolve(); }
+            onJoined();
+          } else if (status === 'CHANNEL_ERROR') {
+            // Refused (expired token, not a participant) or the socket failed: realtime-js
+            // retries the join by itself; a fresh token may be what it needs.
+            errors += 1;
+            if (errors >= (first ? 2 : MAX_JOIN_ERRORS)) {
+              fail(new ManetteError({ code: 'realtime_refused', status: 0, message: err?.message ?? this.text('refused') }));
+            } else void this.renew();
+          } else if (status === 'CLOSED') {
+            if (first) return; // a refusal, counted above
+            channel = undefined;
+            void client.removeChannel(ch).catch(() => undefined);
+            const delay = Math.min(REJOIN_MAX_MS, 1000 * 2 ** closes++);
+            retry = setTimeout(() => {
+              retry = undefined;
+              if (!stopped) void this.renew().finally(() => { if (!stopped && !channel) subscribe(); });
+            }, delay);
+          }
+        });
+      };
+      subscribe();
     });
     return { stop };
   }

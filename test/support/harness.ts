@@ -12,7 +12,7 @@ import { createApp, BASE_PATH } from '../../api/app.js';
 import { createApiServer, DEFAULT_LIMITS, type NodeServerLimits } from '../../api/http/node-server.js';
 import { createPool, type Pool } from '../../api/db/pool.js';
 import { realtimeKeyCheck } from '../../api/server.js';
-import { startLocalRealtime } from '../../twin/realtime/server.js';
+import { standInOptions, startLocalRealtime, type LocalRealtime } from '../../twin/realtime/server.js';
 import { EDGE_RUNTIME_DENO_VERSION, edgeRuntimeArgs, edgeRuntimeDeno } from '../../twin/edge-runtime.js';
 import { readSettings, type Settings } from '../../api/config/settings.js';
 import { applyGameFile } from '../../api/config/apply.js';
@@ -48,11 +48,12 @@ async function cloneDatabase(template: string, name: string): Promise<string> {
 }
 
 /**
- * The twin's superuser on the database of `url`: only for what plays Supabase (the Realtime
- * stand-in, plan logging), never for Manette's own SQL.
+ * The same database of the twin as its superuser: what plays Supabase connects with (the
+ * Realtime stand-in: hosted Realtime connects to a project as a superuser too; plan
+ * logging). Never for Manette's SQL.
  */
 export function twinAdminUrlOf(url: string): string {
-  return databaseUrl(inject('twinAdminUrl'), new URL(url).pathname.slice(1));
+  return databaseUrl(inject('twinAdminUrl'), decodeURIComponent(new URL(url).pathname.slice(1)));
 }
 
 /** A new database with every migration applied, as on a project; its URL logs in as `postgres` (not a superuser). */
@@ -87,11 +88,45 @@ export interface TestApp {
   signer: RealtimeSigner;
   /** The local Realtime's URL (ws://.../realtime/v1) when started with `realtime: true`. */
   realtimeUrl?: string;
+  /** The local Realtime stand-in, when started with `realtime: true`. */
+  realtime?: StandIn;
   /** Applies a game config object (through the real `apply` path) and returns its key. */
   applyGame(config: Record<string, unknown>): Promise<string>;
   /** A query as `postgres` (the project's owner, not a superuser), for assertions about what was stored. */
   sql<T extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<T[]>;
   close(): Promise<void>;
+}
+
+/**
+ * The Realtime stand-in of a test app, on the admin URL of the test's own database: it can be
+ * stopped and started again on the same port (a Realtime restart), and keeps its log lines.
+ */
+export interface StandIn {
+  url: string;
+  port: number;
+  /** `level: message` lines of the stand-in's log. */
+  logs: string[];
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+async function startStandIn(dbUrl: string, settings: Settings, pool: Pool): Promise<StandIn> {
+  const logs: string[] = [];
+  const run = (port: number) => startLocalRealtime({
+    port,
+    databaseUrl: twinAdminUrlOf(dbUrl),
+    jwtSecret: settings.MANETTE_REALTIME_JWT_SECRET!,
+    authorize: realtimeKeyCheck(pool),
+    log: (level, msg) => { logs.push(`${level}: ${msg}`); },
+    ...standInOptions(settings),
+  });
+  let current: LocalRealtime | undefined = await run(0);
+  const port = current.port;
+  return {
+    url: current.url, port, logs,
+    async stop() { await current?.close(); current = undefined; },
+    async start() { current ??= await run(port); },
+  };
 }
 
 export async function startTestApp(
@@ -124,13 +159,7 @@ export async function startTestApp(
   const realtimeSecret = settings.MANETTE_REALTIME_JWT_SECRET ?? newRealtimeSecret();
   const signer = await createRealtimeSigner({ secret: realtimeSecret }, settings.MANETTE_REALTIME_TOKEN_TTL_S);
   const realtime = opts.realtime
-    ? await startLocalRealtime({
-      port: 0,
-      databaseUrl: dbUrl,
-      jwtSecret: realtimeSecret,
-      authorize: realtimeKeyCheck(pool),
-      log: () => {},
-    })
+    ? await startStandIn(dbUrl, { ...settings, MANETTE_REALTIME_JWT_SECRET: realtimeSecret }, pool)
     : undefined;
   const app = createApp({
     pool,
@@ -150,17 +179,17 @@ export async function startTestApp(
   const port = (server.address() as { port: number }).port;
   return testAppHandle({
     baseUrl: `http://127.0.0.1:${port}${BASE_PATH}`, databaseUrl: dbUrl, settings, pool, realtimeSecret, signer,
-    realtimeUrl: realtime?.url,
+    realtimeUrl: realtime?.url, realtime,
   }, admin, async () => {
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
-    await realtime?.close();
+    await realtime?.stop();
   });
 }
 
 /** applyGame, sql and close over what both servers (Node, Deno) share; `stopServer` stops the server itself. */
 async function testAppHandle(
-  parts: Pick<TestApp, 'baseUrl' | 'databaseUrl' | 'settings' | 'pool' | 'realtimeSecret' | 'signer' | 'realtimeUrl'>,
+  parts: Pick<TestApp, 'baseUrl' | 'databaseUrl' | 'settings' | 'pool' | 'realtimeSecret' | 'signer' | 'realtimeUrl' | 'realtime'>,
   admin: pg.Pool, stopServer: () => Promise<void>,
 ): Promise<TestApp> {
   const dir = await mkdtemp(path.join(tmpdir(), 'manette-game-'));
@@ -252,7 +281,7 @@ async function startEdgeTestApp(
   const realtimeSecret = settings.MANETTE_REALTIME_JWT_SECRET ?? newRealtimeSecret();
   const signer = await createRealtimeSigner({ secret: realtimeSecret }, settings.MANETTE_REALTIME_TOKEN_TTL_S);
   const realtime = opts.realtime
-    ? await startLocalRealtime({ port: 0, databaseUrl: dbUrl, jwtSecret: realtimeSecret, authorize: realtimeKeyCheck(pool), log: () => {} })
+    ? await startStandIn(dbUrl, { ...settings, MANETTE_REALTIME_JWT_SECRET: realtimeSecret }, pool)
     : undefined;
   const port = await freePort();
   const child = spawn(deno, edgeRuntimeArgs(fn), {
@@ -286,16 +315,16 @@ async function startEdgeTestApp(
   } catch (err) {
     await stop();
     await functionDb.pooler?.stop();
-    await realtime?.close();
+    await realtime?.stop();
     await pool.end();
     await admin.end();
     throw err;
   }
-  return testAppHandle({ baseUrl, databaseUrl: dbUrl, settings, pool, realtimeSecret, signer, realtimeUrl: realtime?.url },
+  return testAppHandle({ baseUrl, databaseUrl: dbUrl, settings, pool, realtimeSecret, signer, realtimeUrl: realtime?.url, realtime },
     admin, async () => {
       await stop();
       await functionDb.pooler?.stop();
-      await realtime?.close();
+      await realtime?.stop();
     });
 }
 

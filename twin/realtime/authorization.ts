@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { JsonObject } from './protocol.js';
-import type { Log } from './listener.js';
+import type { Log } from './log.js';
 
 export type Extension = 'broadcast' | 'presence';
 

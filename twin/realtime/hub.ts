@@ -2,14 +2,18 @@
 // Phoenix.Socket, RealtimeWeb.RealtimeChannel (+ BroadcastHandler,
 // PresenceHandler) and MessageDispatcher do with each client message,
 // including channel authorization (RLS policies on realtime.messages, see
-// authorization.ts) and the token's lifetime (confirm_token, access_token).
+// authorization.ts), the token's lifetime (confirm_token, access_token) and the
+// project's quotas (quotas.ts): the join limits, the events and presence rate counters,
+// the payload size, and private-only channels.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { WebSocket } from 'ws';
 import { canonicalJson } from '../../api/canonical-json.js';
 import { decode, encode, type Inbound, type Json, type JsonObject, type Outbound, type Vsn } from './protocol.js';
-import type { Log } from './listener.js';
+import type { Log } from './log.js';
 import { newPolicies, type AuthorizationContext, type AuthorizationError, type Authorizer, type Policies } from './authorization.js';
 import { confirmToken, joinReason, shutdownMessage, type TenantKeys } from './jwt.js';
+import { payloadLimitBytes, RateCounter, type Quotas } from './quotas.js';
+import type { DatabaseMessage } from './replication.js';
 
 type Task = () => void | Promise<void>;
 
@@ -35,14 +39,25 @@ interface Channel {
   policies?: Policies;
   /** assigns.confirm_token_ref */
   confirmTimer?: NodeJS.Timeout;
+  /** assigns.presence_client_rate_limit: presence messages in the current window. */
+  presenceCalls: { count: number; resetAt?: number };
   closed: boolean;
 }
+
+/**
+ * Which public joins are refused with Realtime's private-only error: `all` (a project whose
+ * Realtime settings allow private channels only), `manette` (only Manette's topics,
+ * `manette_*`: the default, other channels stay public), or `off` (public channels allowed).
+ */
+export type PrivateOnly = 'all' | 'manette' | 'off';
 
 export interface HubOptions {
   log: Log;
   /** The tenant's jwt_secret (its UTF-8 bytes) and jwt_jwks. */
   jwtKeys: TenantKeys;
   authorizer: Authorizer;
+  quotas: Quotas;
+  privateOnly: PrivateOnly;
 }
 
 /**
@@ -63,6 +78,11 @@ const elixirOr = (a: unknown, b: unknown): unknown => (a === undefined || a === 
 
 const cannotRead = (subTopic: string) => `You do not have permissions to read from this Channel topic: ${subTopic}`;
 const UNABLE_TO_CONNECT = 'Realtime was unable to connect to the project database';
+const TOO_MANY_MESSAGES = 'Too many messages per second';
+const TOO_MANY_PRESENCE = 'Too many presence messages per second';
+/** config :realtime, :client_presence_rate_limit defaults: 5 presence messages per channel per 30 s. */
+const CLIENT_PRESENCE_MAX_CALLS = 5;
+const CLIENT_PRESENCE_WINDOW_MS = 30_000;
 /** A task that does not settle in time no longer holds the connection's later messages. */
 const TASK_DEADLINE_MS = 20_000;
 /** Messages waiting behind a slow join; beyond this a flooding client's messages are dropped. */
@@ -70,15 +90,43 @@ const MAX_INBOX = 10_000;
 
 export class Hub {
   readonly conns = new Set<Conn>();
+  /** UsersCounter: the sockets that joined a channel, counted until they close. */
+  readonly users = new Set<Conn>();
+  /** The tenant's rate counters (Tenants.events_per_second_rate, joins_per_second_rate, presence_events_per_second_rate). */
+  readonly events: RateCounter;
+  readonly joins: RateCounter;
+  readonly presence: RateCounter;
+  readonly quotas: Quotas;
   private readonly rooms = new Map<string, Set<Channel>>();
   private readonly log: Log;
   private readonly jwtKeys: TenantKeys;
   private readonly authorizer: Authorizer;
+  private readonly privateOnly: PrivateOnly;
 
   constructor(opts: HubOptions) {
     this.log = opts.log;
     this.jwtKeys = opts.jwtKeys;
     this.authorizer = opts.authorizer;
+    this.quotas = opts.quotas;
+    this.privateOnly = opts.privateOnly;
+    this.events = new RateCounter(opts.quotas.maxEventsPerSecond,
+      () => this.log('error', 'realtime: MessagePerSecondRateLimitReached: Too many messages per second'));
+    this.joins = new RateCounter(opts.quotas.maxJoinsPerSecond,
+      () => this.log('error', 'realtime: ClientJoinRateLimitReached: Too many joins per second'));
+    this.presence = new RateCounter(opts.quotas.maxPresenceEventsPerSecond,
+      () => this.log('error', 'realtime: PresenceRateLimitReached: Too many presence events per second'));
+  }
+
+  /** Stops the rate counters' timers. */
+  stop(): void {
+    for (const c of [this.events, this.joins, this.presence]) c.stop();
+  }
+
+  /** TenantRateLimiters.check_tenant at the handshake: a refusal, or undefined. */
+  connectRefusal(): string | undefined {
+    if (this.users.size >= this.quotas.maxConnections) return 'Too many connected users';
+    if (this.joins.triggered) return 'Too many joins per second';
+    return undefined;
   }
 
   open(ws: WebSocket, vsn: Vsn, tenantToken?: string): Conn {
@@ -93,6 +141,7 @@ export class Hub {
     conn.inbox.length = 0;
     for (const ch of [...conn.channels.values()]) this.removeChannel(ch);
     this.conns.delete(conn);
+    this.users.delete(conn);
   }
 
   receive(conn: Conn, data: Buffer, isBinary: boolean): void {
@@ -160,17 +209,36 @@ export class Hub {
   }
 
   /**
-   * A broadcast from the database (realtime.send, via BatchBroadcast) or the
-   * REST API: a Phoenix.Socket.Broadcast with payload
-   * {event, meta: {id}, payload, type: "broadcast"} sent as JSON (text frame) to
-   * every subscriber allowed to read broadcasts, V1 and V2 alike. payloadJson is
-   * the user payload, verbatim.
+   * A message of the REST API (BatchBroadcast.send_message_and_count): counted, then a
+   * Phoenix.Socket.Broadcast with payload {event, [meta: {id},] payload, type: "broadcast"}
+   * sent as JSON (text frame) to every subscriber allowed to read broadcasts, V1 and V2
+   * alike. payloadJson is the user payload, verbatim.
    */
   deliver(m: { topic: string; isPrivate: boolean; event: string; payloadJson: string; id?: string }): void {
+    this.events.add();
     const meta = m.id === undefined ? '' : `"meta":{"id":${j(m.id)}},`;
     this.broadcast(roomOf(m.topic, m.isPrivate), {
       type: 'message', joinRef: null, ref: null, topic: `realtime:${m.topic}`, event: 'broadcast',
       payloadJson: `{"event":${j(m.event)},${meta}"payload":${m.payloadJson},"type":"broadcast"}`,
+    });
+  }
+
+  /**
+   * A committed realtime.messages row (ReplicationConnection.handle_message(Insert)):
+   * dropped (and logged) when its payload is over the limit or while the events counter is
+   * triggered; otherwise counted and sent as a UserBroadcast with metadata {id}: a binary
+   * frame (kind 4) to V2 sockets, JSON with `meta` to V1 ones (JSON payloads only).
+   */
+  deliverDatabase(m: DatabaseMessage): void {
+    // :erlang.external_size of a binary: its bytes plus 6.
+    if (m.payload.length + 6 > payloadLimitBytes(this.quotas)) {
+      return this.log('error', 'realtime: UnableToBroadcastChanges: :payload_size_exceeded', { topic: m.topic, id: m.id });
+    }
+    if (this.events.triggered) return this.log('error', 'realtime: UnableToBroadcastChanges: :too_many_requests', { topic: m.topic, id: m.id });
+    this.events.add();
+    this.broadcast(roomOf(m.topic, m.private), {
+      type: 'user_broadcast', topic: `realtime:${m.topic}`, userEvent: m.event, encoding: m.encoding, data: m.payload,
+      metadata: j({ id: m.id }),
     });
   }
 
@@ -200,7 +268,8 @@ export class Hub {
       case 'access_token':
         return this.refreshToken(ch, msg);
       default:
-        // RealtimeChannel.handle_in fallback: ignored, no reply.
+        // RealtimeChannel.handle_in fallback: counted, ignored, no reply.
+        this.events.add();
         return this.log('info', `realtime: unexpected message from client of type \`${msg.event}\``, { topic: ch.topic });
     }
   }
@@ -237,8 +306,29 @@ export class Hub {
       presenceKey: (typeof key === 'string' && key !== '') || typeof key === 'number' || typeof key === 'boolean' ? String(key) : randomUUID(),
       // Join.presence_enabled?: config.presence.enabled, or true when the join carries no presence config.
       presenceEnabled: presence ? flag(presence.enabled) : true,
+      presenceCalls: { count: 0 },
       closed: false,
     };
+    // only_private?, limit_max_users, limit_joins, limit_channels: before the token is looked at.
+    if (!isPrivate && this.refusesPublic(subTopic)) {
+      if (this.privateOnly === 'manette') {
+        this.log('warn', 'realtime: a public channel of a Manette topic was refused (MANETTE_REALTIME_PRIVATE_ONLY=off allows it, '
+          + 'as a project whose Realtime settings allow public channels)', { topic });
+      }
+      return refuse('PrivateOnly: This project only allows private channels');
+    }
+    if (!this.users.has(conn) && this.users.size >= this.quotas.maxConnections) {
+      return refuse('ConnectionRateLimitReached: Too many connected users');
+    }
+    this.joins.start();
+    if (this.joins.triggered) {
+      // The join is refused, then the socket is disconnected.
+      refuse('ClientJoinRateLimitReached: Too many joins per second');
+      conn.ws.close(1000);
+      return;
+    }
+    this.joins.add();
+    if (conn.channels.size >= this.quotas.maxChannelsPerConnection) return refuse('ChannelRateLimitReached: Too many channels');
     if (Array.isArray(config?.postgres_changes) && config.postgres_changes.length > 0) {
       this.log('warn', 'realtime: postgres_changes is not supported by the local Realtime (join replies with an empty list)', { topic });
     }
@@ -281,6 +371,10 @@ export class Hub {
   /** Subscribes the joined channel to its room, replies ok and syncs presence. */
   private completeJoin(ch: Channel, ref: Json): void {
     const { conn } = ch;
+    // assign_counter, assign_presence_counter (RateCounter.new), UsersCounter.add.
+    this.events.start();
+    this.presence.start();
+    this.users.add(conn);
     conn.channels.set(ch.topic, ch);
     let subs = this.rooms.get(ch.room);
     if (!subs) this.rooms.set(ch.room, (subs = new Set()));
@@ -289,8 +383,23 @@ export class Hub {
     // matches that list against its postgres_changes bindings.
     this.send(conn, { type: 'reply', joinRef: ch.joinRef, ref, topic: ch.topic, status: 'ok', response: { postgres_changes: [] } });
     // :sync_presence right after the join when presence is enabled (PresenceHandler.sync:
-    // on a private channel only with presence read).
-    if (ch.presenceEnabled && this.canReadPresence(ch)) this.push(ch, 'presence_state', j(this.presenceState(ch.room)));
+    // on a private channel only with presence read; limit_presence_event first).
+    if (ch.presenceEnabled && this.canReadPresence(ch)) {
+      if (!this.limitPresenceEvent()) return this.shutdown(ch, TOO_MANY_PRESENCE);
+      this.push(ch, 'presence_state', j(this.presenceState(ch.room)));
+    }
+  }
+
+  /** PresenceHandler.limit_presence_event: refused when the average is over the limit, else counted. */
+  private limitPresenceEvent(): boolean {
+    if (this.presence.avg > this.quotas.maxPresenceEventsPerSecond) return false;
+    this.presence.add();
+    return true;
+  }
+
+  /** only_private?: the project's private-only setting, here per topic (PrivateOnly). */
+  private refusesPublic(subTopic: string): boolean {
+    return this.privateOnly === 'all' || (this.privateOnly === 'manette' && subTopic.startsWith('manette_'));
   }
 
   /** assign_authorization_context: the claims, role and sub the policies see. */
@@ -415,20 +524,35 @@ export class Hub {
     }
   }
 
-  /** BroadcastHandler.send_message (+ the ack reply). */
+  /**
+   * BroadcastHandler.handle for an allowed write: counted (increment_rate_counter), the
+   * payload size checked, then send_message, and the ack reply.
+   */
   private sendBroadcast(ch: Channel, msg: Inbound): void {
+    this.events.add();
     const p = msg.payload;
     let out: Outbound;
+    let size: number;
     if (p.kind === 'user_broadcast') {
+      size = p.data.length + Buffer.byteLength(p.userEvent);
       // BroadcastHandler.build_broadcast -> %UserBroadcast{} (metadata dropped).
       out = { type: 'user_broadcast', topic: ch.topic, userEvent: p.userEvent, encoding: p.encoding, data: p.data };
     } else if (p.kind === 'binary') {
       out = { type: 'binary_broadcast', topic: ch.topic, event: 'broadcast', data: p.data };
+      size = p.data.length;
     } else if (isObject(p.value)) {
       // JSON broadcast: the client's payload ({type, event, payload}) is forwarded as is.
-      out = { type: 'message', joinRef: null, ref: null, topic: ch.topic, event: 'broadcast', payloadJson: j(p.value) };
+      const payloadJson = j(p.value);
+      out = { type: 'message', joinRef: null, ref: null, topic: ch.topic, event: 'broadcast', payloadJson };
+      size = Buffer.byteLength(payloadJson);
     } else {
       return this.log('warn', 'realtime: broadcast payload must be an object, message dropped', { topic: ch.topic });
+    }
+    // Tenants.validate_payload_size (the JSON size stands for :erlang.external_size of the map).
+    if (size > payloadLimitBytes(this.quotas)) {
+      // Not sent; with ack the reply is {:error, :payload_size_exceeded}.
+      if (ch.ack) this.reply(ch, msg.ref, 'error', 'payload_size_exceeded');
+      return;
     }
     // broadcast.self -> pubsub_broadcast (sender included), else broadcast_from (sender excluded).
     this.broadcast(ch.room, out, ch.self ? undefined : ch);
@@ -439,6 +563,18 @@ export class Hub {
     const p = msg.payload.kind === 'json' ? msg.payload.value : null;
     // PresenceHandler.handle without an "event" is a no-op that still replies ok.
     if (!isObject(p) || typeof p.event !== 'string') return this.reply(ch, msg.ref, 'ok', {});
+    // limit_client_presence_event: a few presence messages per channel per window.
+    const now = Date.now();
+    const calls = ch.presenceCalls;
+    if (calls.resetAt === undefined || now > calls.resetAt) {
+      calls.count = 1;
+      calls.resetAt = now + CLIENT_PRESENCE_WINDOW_MS;
+    } else if (calls.count >= CLIENT_PRESENCE_MAX_CALLS) {
+      this.log('error', 'realtime: ClientPresenceRateLimitReached: :client_rate_limit_exceeded', { topic: ch.topic });
+      return this.shutdown(ch, 'Client presence rate limit exceeded');
+    } else {
+      calls.count++;
+    }
     const event = p.event.toLowerCase();
     if (event === 'track' && ch.isPrivate) {
       const policies = ch.policies ?? newPolicies();
@@ -496,6 +632,8 @@ export class Hub {
     const prev = ch.presence;
     const c = canonicalJson(data);
     if (prev?.canonical === c) return this.reply(ch, ref, 'ok', {}); // unchanged payload: no-op
+    if (Buffer.byteLength(c) > payloadLimitBytes(this.quotas)) return this.shutdown(ch, 'Track message size exceeded');
+    if (!this.limitPresenceEvent()) return this.shutdown(ch, TOO_MANY_PRESENCE);
     // Presence.track, or Presence.update when already tracked (new phx_ref, phx_ref_prev = old one).
     const meta: JsonObject = { ...data, phx_ref: newPhxRef(), ...(prev ? { phx_ref_prev: prev.meta.phx_ref ?? null } : {}) };
     ch.presence = { meta, canonical: c };
@@ -561,6 +699,8 @@ export class Hub {
     if (!subs) return;
     const isPresence = out.type === 'message' && out.event === 'presence_diff';
     const cache = new Map<Vsn, string | Buffer | undefined>();
+    let presenceDeliveries = 0;
+    const overLimit: Channel[] = [];
     for (const ch of subs) {
       if (ch === except) continue;
       if (!(isPresence ? this.canReadPresence(ch) : this.canReadBroadcast(ch))) continue;
@@ -568,7 +708,18 @@ export class Hub {
       if (!cache.has(vsn)) cache.set(vsn, encode(vsn, out));
       const data = cache.get(vsn);
       if (data !== undefined) this.sendRaw(ch.conn, data);
+      if (isPresence) {
+        presenceDeliveries++;
+      } else {
+        // :update_rate_counter: each delivery counts; a channel that receives a message
+        // while the limit is triggered is shut down (after that message).
+        this.events.add();
+        if (this.events.triggered) overLimit.push(ch);
+      }
     }
+    // increment_presence_counter: presence_diff deliveries count as presence events.
+    if (presenceDeliveries > 0) this.presence.add(presenceDeliveries);
+    for (const ch of overLimit) this.shutdown(ch, TOO_MANY_MESSAGES);
   }
 
   /** A reply from the channel process carries the channel's join_ref. */

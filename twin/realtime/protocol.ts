@@ -41,8 +41,9 @@ export type Outbound =
   // serialized so a row's jsonb text can be forwarded verbatim, as Supabase does
   // with a Jason.Fragment.
   | { type: 'message'; joinRef: Json; ref: Json; topic: string; event: string; payloadJson: string }
-  // RealtimeWeb.Socket.UserBroadcast: a broadcast that arrived as a kind 3 frame.
-  | { type: 'user_broadcast'; topic: string; userEvent: string; encoding: 'json' | 'binary'; data: Buffer }
+  // RealtimeWeb.Socket.UserBroadcast: a broadcast that arrived as a kind 3 frame (no
+  // metadata), or a realtime.messages row (metadata: the JSON of {id}).
+  | { type: 'user_broadcast'; topic: string; userEvent: string; encoding: 'json' | 'binary'; data: Buffer; metadata?: string }
   // Phoenix.Socket.Broadcast with a {:binary, data} payload (from a kind 0 push).
   | { type: 'binary_broadcast'; topic: string; event: string; data: Buffer };
 
@@ -126,7 +127,9 @@ export function encode(vsn: Vsn, out: Outbound): string | Buffer | undefined {
         if (out.encoding !== 'json') return undefined;
         const raw = out.data.toString('utf8');
         try { JSON.parse(raw); } catch { return undefined; }
-        const payloadJson = `{"event":${j(out.userEvent)},"payload":${raw},"type":"broadcast"}`;
+        // The map's keys in Jason's order: event, meta (when there is metadata), payload, type.
+        const meta = out.metadata === undefined ? '' : `"meta":${out.metadata},`;
+        const payloadJson = `{"event":${j(out.userEvent)},${meta}"payload":${raw},"type":"broadcast"}`;
         return encode(vsn, { type: 'message', joinRef: null, ref: null, topic: out.topic, event: 'broadcast', payloadJson });
       }
       case 'binary_broadcast':
@@ -141,11 +144,11 @@ export function encode(vsn: Vsn, out: Outbound): string | Buffer | undefined {
     case 'user_broadcast': {
       // V2Serializer.fastlane!(%UserBroadcast{}): kind 4, topic/event/metadata sizes,
       // payload encoding (1 = JSON, 0 = binary), then the strings and the raw payload.
-      // realtime-js decodes it to {type: 'broadcast', event, payload}. No metadata is sent.
-      const topic = Buffer.from(out.topic), event = Buffer.from(out.userEvent);
-      if (topic.length > 255 || event.length > 255) return undefined;
-      const header = Buffer.from([USER_BROADCAST, topic.length, event.length, 0, out.encoding === 'json' ? 1 : 0]);
-      return Buffer.concat([header, topic, event, out.data]);
+      // realtime-js decodes it to {type: 'broadcast', event, payload[, meta]}.
+      const topic = Buffer.from(out.topic), event = Buffer.from(out.userEvent), meta = Buffer.from(out.metadata ?? '');
+      if (topic.length > 255 || event.length > 255 || meta.length > 255) return undefined;
+      const header = Buffer.from([USER_BROADCAST, topic.length, event.length, meta.length, out.encoding === 'json' ? 1 : 0]);
+      return Buffer.concat([header, topic, event, meta, out.data]);
     }
     case 'binary_broadcast': {
       // V2Serializer.fastlane!(%Broadcast{payload: {:binary, data}}): kind 2.

@@ -1,10 +1,11 @@
 // Local stand-in for Supabase Realtime (broadcast + presence) used by the
 // embedded stack: the Phoenix WebSocket protocol at /realtime/v1/websocket
 // (vsn 1.0.0 JSON objects, vsn 2.0.0 JSON arrays + binary broadcasts), so that
-// the unmodified @supabase/realtime-js and hand-written game clients work,
-// delivery of realtime.send() rows committed in the database, and channel
-// authorization by the RLS policies on realtime.messages, with JWTs signed
-// with the tenant's jwt_secret or one of its JWT signing keys (jwt_jwks).
+// the unmodified @supabase/realtime-js and hand-written game clients work;
+// delivery of realtime.send() rows read by logical replication as Supabase does
+// (replication.ts); channel authorization by the RLS policies on realtime.messages,
+// with JWTs signed with the tenant's jwt_secret or one of its JWT signing keys
+// (jwt_jwks); and a plan's quotas (quotas.ts).
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -13,12 +14,20 @@ import { createAuthorizer } from './authorization.js';
 import { Hub } from './hub.js';
 import { listen } from '../../api/http/node-server.js';
 import { authorizeToken, handshakeError, looksLikeJwt, type TenantJwk, type TenantKeys } from './jwt.js';
-import { startBroadcastListener, type Log } from './listener.js';
+import type { Log } from './log.js';
 import { negotiateVsn, type Vsn } from './protocol.js';
+import { PLANS, payloadLimitBytes, quotasFrom, type QuotaSettings, type Quotas } from './quotas.js';
+import { startReplication, type Delivery } from './replication.js';
+import type { PrivateOnly } from './hub.js';
 
 export interface LocalRealtimeOptions {
   port: number;
   host?: string;
+  /**
+   * The project database as Realtime connects to it: a role that may replicate and owns (or
+   * is superuser over) realtime.messages, for the publication, the slot and the partitions:
+   * the twin's `adminUrl` (supabase_admin), as hosted Realtime connects as a superuser.
+   */
   databaseUrl: string;
   /**
    * The tenant's `jwt_secret` (HS256/384/512, the string's UTF-8 bytes as the key): it
@@ -37,8 +46,12 @@ export interface LocalRealtimeOptions {
    * verified with jwtSecret (those are always accepted). Default: any non-empty key.
    */
   authorize?: (apikey: string | undefined) => boolean | Promise<boolean>;
-  /** Events per second accepted by POST /realtime/v1/api/broadcast (the tenant's max_events_per_second). Default 1000. */
-  maxEventsPerSecond?: number;
+  /** The project's quotas. Default: the Free plan's. */
+  quotas?: Quotas;
+  /** Which public joins get the private-only error. Default `manette` (Manette's topics). */
+  privateOnly?: PrivateOnly;
+  /** `hosted` (default): what is committed while the replication connection is down is lost; `catch-up`: delivered later. */
+  delivery?: Delivery;
   log?: (level: 'info' | 'warn' | 'error', msg: string, extra?: object) => void;
 }
 
@@ -49,12 +62,15 @@ export interface LocalRealtime {
   close(): Promise<void>;
 }
 
+/** The stand-in's options from the MANETTE_REALTIME_* settings (api/config/settings.ts). */
+export function standInOptions(s: QuotaSettings & { MANETTE_REALTIME_PRIVATE_ONLY: PrivateOnly; MANETTE_REALTIME_DELIVERY: Delivery }) {
+  return { quotas: quotasFrom(s), privateOnly: s.MANETTE_REALTIME_PRIVATE_ONLY, delivery: s.MANETTE_REALTIME_DELIVERY };
+}
+
 const WS_PATH = '/realtime/v1/websocket';
 const BROADCAST_API_PATH = '/realtime/v1/api/broadcast';
 const MAX_FRAME_BYTES = 5_000_000; // max_frame_size in RealtimeWeb.Endpoint
 const IDLE_TIMEOUT_MS = 60_000; // Phoenix/Cowboy websocket timeout: no frame (heartbeat) for 60 s closes the socket
-// Tenants.validate_payload_size: max_payload_size_in_kb (default 3000) * 1000 + 500 of padding.
-const MAX_PAYLOAD_BYTES = 3000 * 1000 + 500;
 
 const defaultLog: Log = (level, msg, extra) => {
   if (level !== 'info') console.error(`[realtime] ${level}: ${msg}`, extra ?? '');
@@ -65,23 +81,16 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
   const host = opts.host ?? '127.0.0.1';
   if (typeof opts.jwtSecret !== 'string' || opts.jwtSecret === '') throw new Error('startLocalRealtime: jwtSecret is required');
   const jwtKeys: TenantKeys = { secret: new TextEncoder().encode(opts.jwtSecret), jwks: opts.jwtJwks };
-  const maxEventsPerSecond = opts.maxEventsPerSecond ?? 1000;
+  const quotas = opts.quotas ?? PLANS.free;
   const authorizer = createAuthorizer({ databaseUrl: opts.databaseUrl, log });
-  const hub = new Hub({ log, jwtKeys, authorizer });
-  const listener = await startBroadcastListener({
+  const hub = new Hub({ log, jwtKeys, authorizer, quotas, privateOnly: opts.privateOnly ?? 'manette' });
+  const replication = await startReplication({
     databaseUrl: opts.databaseUrl,
+    delivery: opts.delivery ?? 'hosted',
     log,
-    onRows: (rows) => {
-      for (const row of rows) {
-        // ReplicationConnection requires payload and event; BatchBroadcast defaults private to false.
-        if (row.payload === null || row.event === null) {
-          log('warn', 'realtime: realtime.messages row without payload or event, not delivered', { id: row.id });
-          continue;
-        }
-        hub.deliver({ topic: row.topic, isPrivate: row.private ?? false, event: row.event, payloadJson: row.payload, id: row.id });
-      }
-    },
+    onMessage: (m) => hub.deliverDatabase(m),
   }).catch(async (err: unknown) => {
+    hub.stop();
     await authorizer.close().catch(() => {});
     throw err;
   });
@@ -129,20 +138,11 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
     // UserSocket.connect errors answer the handshake with 401 + {"error": ...} (handle_error).
     const auth = await socketAuth(apikey);
     if (!auth.ok) return rejectUpgrade(socket, 401, auth.error);
+    // TenantRateLimiters.check_tenant: max_concurrent_users, then the joins counter.
+    const limited = hub.connectRefusal();
+    if (limited) return rejectUpgrade(socket, 429, limited);
     if (closing || socket.destroyed) return void socket.destroy();
     wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, vsn, auth.tenantToken));
-  };
-
-  // Events accepted by the HTTP endpoint during the last second (the tenant's
-  // events_per_second rate counter, max_events_per_second).
-  const recentEvents: Array<{ at: number; count: number }> = [];
-  const tryConsumeEvents = (count: number): boolean => {
-    const now = Date.now();
-    while (recentEvents.length > 0 && recentEvents[0]!.at <= now - 1000) recentEvents.shift();
-    const used = recentEvents.reduce((sum, e) => sum + e.count, 0);
-    if (used + count > maxEventsPerSecond) return false;
-    recentEvents.push({ at: now, count });
-    return true;
   };
 
   // POST /realtime/v1/api/broadcast {messages: [{topic, event, payload, private?}]}: what
@@ -184,12 +184,19 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
     }
     const batch = (messages as Array<{ topic: string; event: string; payload: object; private?: unknown }>)
       .map((m) => ({ m, payloadJson: JSON.stringify(m.payload) }));
-    // BatchBroadcast.validate_payload_size: each payload within max_payload_size_in_kb.
-    if (batch.some((b) => Buffer.byteLength(b.payloadJson) > MAX_PAYLOAD_BYTES)) {
-      return sendJson(res, 422, { error: 'Payload size exceeds tenant limit' });
+    // BatchBroadcast.validate_payload_size: each payload within max_payload_size_in_kb; the
+    // changeset's errors, one entry per message (FallbackController, ChangesetView).
+    const sizes = batch.map((b) => Buffer.byteLength(b.payloadJson) > payloadLimitBytes(quotas));
+    if (sizes.some(Boolean)) {
+      return sendJson(res, 422, { errors: { messages: sizes.map((over) => (over ? { payload: ['Payload size exceeds tenant limit'] } : {})) } });
     }
-    // BatchBroadcast.check_rate_limit: a batch that would exceed the rate is refused whole.
-    if (!tryConsumeEvents(batch.length)) return sendJson(res, 429, { error: 'Too many messages per second' });
+    // BatchBroadcast.check_rate_limit, on the events counter's average: a batch that would
+    // exceed it is refused whole (FallbackController: {message}).
+    const avg = hub.events.avg;
+    if (avg > quotas.maxEventsPerSecond) return sendJson(res, 429, { message: 'You have exceeded your rate limit' });
+    if (batch.length + avg > quotas.maxEventsPerSecond) {
+      return sendJson(res, 429, { message: 'Too many messages to broadcast, please reduce the batch size' });
+    }
     for (const { m, payloadJson } of batch) {
       hub.deliver({ topic: m.topic, isPrivate: m.private === true, event: m.event, payloadJson });
     }
@@ -212,7 +219,8 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
   try {
     await listen(server, opts.port, host); // `::` is dual-stack; 0.0.0.0 where IPv6 is unavailable
   } catch (err) {
-    await listener.close();
+    await replication.close();
+    hub.stop();
     await authorizer.close();
     throw err;
   }
@@ -244,7 +252,8 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await stopped;
-        await listener.close();
+        await replication.close();
+        hub.stop();
         await authorizer.close();
       })();
       return closed;
