@@ -60,8 +60,9 @@ export async function startEmbeddedPostgres(opts: {
     // As on a hosted project: UTC, and logical replication (Realtime reads realtime.messages
     // through a replication slot).
     '-c', 'timezone=UTC', '-c', 'wal_level=logical', '-c', 'max_replication_slots=20', '-c', 'max_wal_senders=20',
-    // Throwaway test clusters trade durability for speed.
-    ...(opts.persistent === false ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
+    // Throwaway test clusters trade durability for speed. Unflushed commits reach logical
+    // replication (the Realtime stand-in) only once the WAL writer flushes them: every 10 ms.
+    ...(opts.persistent === false ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'wal_writer_delay=10ms'] : []),
   ];
   const url = `postgres://${LOCAL_PG_USER}:${LOCAL_PG_PASSWORD}@127.0.0.1:${opts.port}/postgres`;
   const adminUrl = `postgres://${SUPERUSER}:${LOCAL_ADMIN_PASSWORD}@127.0.0.1:${opts.port}/postgres`;
