@@ -19,7 +19,7 @@
 // total at most 5 MB (what server-side bundling accepts; Supabase's "Bundle size issues"
 // guide); the function is bundled from its entrypoint out of the uploaded files alone
 // (./bundler.ts), and a deploy whose graph does not resolve fails.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -55,6 +55,8 @@ export interface ManagementApi {
   deployment(slug: string): Deployment | undefined;
   /** Deploy attempts refused, with the message the CLI was given. */
   readonly refusals: { slug: string; status: number; message: string }[];
+  /** The project's Edge Function secrets (`supabase secrets set`): what a deployed function finds in its environment. */
+  readonly secrets: Map<string, string>;
   /** The environment that points the real CLI here (a profile file written in `dir`). */
   cliEnvironment(dir: string): Promise<Record<string, string>>;
   close(): Promise<void>;
@@ -74,6 +76,7 @@ export async function startManagementApi(opts: ManagementApiOptions = {}): Promi
   const createdAt = Date.now();
   const deployments = new Map<string, Deployment & { id: string; createdAt: number; updatedAt: number }>();
   const refusals: ManagementApi['refusals'] = [];
+  const secrets = new Map<string, string>();
 
   const functionJson = (d: Deployment & { id: string; createdAt: number; updatedAt: number }) => ({
     id: d.id, slug: d.slug, name: d.metadata.name ?? d.slug, status: 'ACTIVE', version: d.version,
@@ -149,6 +152,25 @@ export async function startManagementApi(opts: ManagementApiOptions = {}): Promi
       const d = deployments.get(fn[1]!);
       return d ? send(res, 200, functionJson(d)) : send(res, 404, { message: 'Function not found' });
     }
+    // `supabase secrets set` (internal/secrets/set: V1BulkCreateSecrets, 201 expected) and
+    // `supabase secrets list` (names and a digest of each value, never the value).
+    if (req.method === 'POST' && rest === '/secrets') {
+      readBody(req, 1_000_000).then((body) => {
+        const list = JSON.parse(body?.toString('utf8') ?? 'null') as { name?: unknown; value?: unknown }[] | null;
+        if (!Array.isArray(list) || !list.every((e) => typeof e?.name === 'string' && typeof e.value === 'string')) {
+          return send(res, 400, { message: 'Invalid secrets' });
+        }
+        if (list.some((e) => (e.name as string).startsWith('SUPABASE_'))) {
+          return send(res, 400, { message: 'Env name cannot start with SUPABASE_' });
+        }
+        for (const e of list) secrets.set(e.name as string, e.value as string);
+        send(res, 201, {});
+      }).catch((err: Error) => send(res, 400, { message: err.message }));
+      return;
+    }
+    if (req.method === 'GET' && rest === '/secrets') {
+      return send(res, 200, [...secrets].map(([name, value]) => ({ name, value: createHash('sha256').update(value).digest('hex') })));
+    }
     if (req.method === 'POST' && rest === '/functions/deploy') {
       deploy(req, res, url.searchParams).catch((err: Error) => send(res, 500, { message: err.message }));
       return;
@@ -160,7 +182,7 @@ export async function startManagementApi(opts: ManagementApiOptions = {}): Promi
   const url = `http://${opts.host ?? '127.0.0.1'}:${port}`;
 
   return {
-    url, projectRef, accessToken, refusals,
+    url, projectRef, accessToken, refusals, secrets,
     deployment: (slug) => deployments.get(slug),
     async cliEnvironment(dir) {
       await mkdir(dir, { recursive: true });
