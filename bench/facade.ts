@@ -19,7 +19,7 @@ import pg from 'pg';
 import { startEmbeddedPostgres } from '../twin/postgres/embedded.js';
 import { migrate } from '../api/db/migrate.js';
 import { applyGameFile } from '../api/config/apply.js';
-import { freePort } from './support.js';
+import { freePort, sessionPooler } from './support.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -39,6 +39,9 @@ const dir = await mkdtemp(path.join(tmpdir(), 'manette-bench-facade-'));
 await chmod(dir, 0o755);
 const children: ChildProcess[] = [];
 const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: false });
+// Reached as on a project: through the session pooler (PgBouncer playing Supavisor).
+const pooler = await sessionPooler(server);
+const dbUrl = pooler.url(server.url);
 
 function stopChild(c: ChildProcess): Promise<unknown> | undefined {
   if (c.exitCode !== null || c.signalCode !== null) return undefined;
@@ -55,7 +58,7 @@ async function waitForHttp(url: string, child: ChildProcess) {
 }
 
 try {
-  await migrate(server.url);
+  await migrate(dbUrl);
   const gameFile = path.join(dir, 'bench.json');
   await writeFile(gameFile, JSON.stringify({
     jeu: 'bench', nom: 'Bench',
@@ -63,11 +66,11 @@ try {
     classements: { 'meilleur-score': { ordre: 'desc', operateur: 'meilleur' } },
     modes: { duel: { equipes: 2, joueurs_par_equipe: 1, regles: 'libre', elo_ecart_initial: 10000 } },
   }));
-  const key = (await applyGameFile(server.url, gameFile)).api_key;
+  const key = (await applyGameFile(dbUrl, gameFile)).api_key;
 
   // Players, scores and matches through the api functions, as the façade calls them.
   // A direct connection of its own: a session-level role is safe here (no pooler).
-  const api = new pg.Client({ connectionString: server.url });
+  const api = new pg.Client({ connectionString: dbUrl });
   await api.connect();
   await api.query('set role manette_api');
   const call = async (fn: string, ctx: object, body: object) =>
@@ -93,7 +96,7 @@ try {
     const facade = spawn(process.execPath, [path.join(ROOT, 'bin', 'manette.js'), 'start'], {
       cwd: ROOT, stdio: ['ignore', log.fd, log.fd],
       env: {
-        ...process.env, DATABASE_URL: server.url, PORT: String(facadePort), HOST: '127.0.0.1', MANETTE_WORKERS: String(processes),
+        ...process.env, DATABASE_URL: dbUrl, PORT: String(facadePort), HOST: '127.0.0.1', MANETTE_WORKERS: String(processes),
         MANETTE_DATA_DIR: path.join(dir, `data-${processes}`), MANETTE_RATE_LIMIT_RPS: '1000000', MANETTE_RATE_LIMIT_BURST: '1000000',
         // Supabase Realtime's settings: no local stand-in in this process (the bare server has none either).
         MANETTE_REALTIME_URL: 'ws://127.0.0.1:1/realtime/v1', MANETTE_REALTIME_JWT_SECRET: 'b'.repeat(40), LOG_LEVEL: 'info',
@@ -102,7 +105,7 @@ try {
     children.push(facade);
     const bareServer = async (kind: 'node' | 'express') => {
       const barePort = await freePort();
-      const child = fork(path.join(ROOT, 'bin', 'run-ts.js'), [path.join(ROOT, 'bench', 'bare-server.ts'), server.url, String(barePort), String(processes), kind], { stdio: 'ignore' });
+      const child = fork(path.join(ROOT, 'bin', 'run-ts.js'), [path.join(ROOT, 'bench', 'bare-server.ts'), dbUrl, String(barePort), String(processes), kind], { stdio: 'ignore' });
       children.push(child);
       return { port: barePort, child };
     };
@@ -163,6 +166,7 @@ try {
   console.log(`${CONNECTIONS} connections, ${SECONDS} s per measure; load average: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 } finally {
   await Promise.all(children.map(stopChild));
+  await pooler.stop();
   await server.stop();
   await rm(dir, { recursive: true, force: true });
 }

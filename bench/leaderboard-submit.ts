@@ -14,7 +14,7 @@ import pg from 'pg';
 import { startEmbeddedPostgres } from '../twin/postgres/embedded.js';
 import { migrate } from '../api/db/migrate.js';
 import { applyGameFile } from '../api/config/apply.js';
-import { closedLoop, freePort } from './support.js';
+import { closedLoop, freePort, sessionPooler } from './support.js';
 
 const { values: opts } = parseArgs({ options: { players: { type: 'string', default: '16' }, seconds: { type: 'string', default: '5' } } });
 const PLAYERS = Number(opts.players);
@@ -23,13 +23,16 @@ const SECONDS = Number(opts.seconds);
 const dir = await mkdtemp(path.join(tmpdir(), 'manette-bench-submit-'));
 await chmod(dir, 0o755);
 const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: true });
+// Reached as on a project: through the session pooler (PgBouncer playing Supavisor).
+const pooler = await sessionPooler(server);
+const dbUrl = pooler.url(server.url);
 try {
-  await migrate(server.url);
+  await migrate(dbUrl);
   const gameFile = path.join(dir, 'bench.json');
   await writeFile(gameFile, JSON.stringify({ jeu: 'bench', nom: 'Bench', classements: { score: { ordre: 'desc', operateur: 'meilleur' } } }));
-  const key = (await applyGameFile(server.url, gameFile)).api_key;
+  const key = (await applyGameFile(dbUrl, gameFile)).api_key;
   // A direct connection of its own: a session-level role is safe here (no pooler).
-  const api = new pg.Client({ connectionString: server.url });
+  const api = new pg.Client({ connectionString: dbUrl });
   await api.connect();
   await api.query('set role manette_api');
   const players: { token: string; id: string }[] = [];
@@ -40,7 +43,7 @@ try {
     players.push({ token, id: r.data.joueur.id });
   }
   await api.end();
-  const admin = new pg.Client({ connectionString: server.url });
+  const admin = new pg.Client({ connectionString: dbUrl });
   await admin.connect();
   const { rows: [board] } = await admin.query(`select l.id, l.game_id from manette.leaderboards l where l.code = 'score'`);
   await admin.end();
@@ -58,9 +61,9 @@ try {
 
   const rows: string[][] = [];
   for (const durable of [false, true]) {
-    await closedLoop(server.url, players, { role: 'api', durable, seconds: SECONDS }, submit); // warm-up
-    const a = await closedLoop(server.url, players, { role: 'api', durable, seconds: SECONDS }, submit);
-    const b = await closedLoop(server.url, players, { role: 'admin', durable, seconds: SECONDS }, minimal);
+    await closedLoop(dbUrl, players, { role: 'api', durable, seconds: SECONDS }, submit); // warm-up
+    const a = await closedLoop(dbUrl, players, { role: 'api', durable, seconds: SECONDS }, submit);
+    const b = await closedLoop(dbUrl, players, { role: 'admin', durable, seconds: SECONDS }, minimal);
     rows.push([`api.leaderboards_submit (${PLAYERS} players, ${durable ? 'durable' : 'commits not flushed'})`, a.toFixed(0), b.toFixed(0), (a / b).toFixed(2)]);
   }
   const header = ['path', 'submits/s', 'limit/s', 'ratio'];
@@ -71,6 +74,7 @@ try {
   console.error(err);
   process.exitCode = 1;
 } finally {
+  await pooler.stop();
   await server.stop();
   await rm(dir, { recursive: true, force: true });
 }

@@ -27,7 +27,7 @@ import { startEmbeddedPostgres } from '../twin/postgres/embedded.js';
 import { planLoggingClient } from '../twin/postgres/plans.js';
 import { migrate } from '../api/db/migrate.js';
 import { apiStatement, callApi, createPool, type RequestContext } from '../api/db/pool.js';
-import { freePort } from './support.js';
+import { freePort, sessionPooler } from './support.js';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -78,11 +78,14 @@ const dir = await mkdtemp(path.join(tmpdir(), 'manette-bench-'));
 await chmod(dir, 0o755); // as root, Postgres runs as `postgres` and must reach it
 // `persistent` only chooses the durability flags here: the directory is removed below either way.
 const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: DURABLE });
-const admin = new pg.Client({ connectionString: server.url });
-const pool = createPool(server.url, { role: 'manette_api', max: 8 });
+// Reached as on a project: through the session pooler (PgBouncer playing Supavisor).
+const pooler = await sessionPooler(server);
+const dbUrl = pooler.url(server.url);
+const admin = new pg.Client({ connectionString: dbUrl });
+const pool = createPool(dbUrl, { role: 'manette_api', max: 8 });
 try {
   await admin.connect();
-  await migrate(server.url);
+  await migrate(dbUrl);
   const ctx = (token?: string): RequestContext => ({ key: KEY, token, origin: undefined, base_url: 'http://bench' });
 
   // == Load ===================================================================
@@ -256,6 +259,7 @@ try {
 } finally {
   await pool.end().catch(() => {});
   await admin.end().catch(() => {});
+  await pooler.stop().catch(() => {});
   await server.stop().catch(() => {});
   await rm(dir, { recursive: true, force: true });
 }

@@ -18,7 +18,7 @@ import { readSettings } from '../api/config/settings.js';
 import { argon2Backend, type HasherChoice } from '../api/security/argon2.js';
 import { passwordCost } from '../api/security/password.js';
 import { hashRate } from './hash-rate.js';
-import { freePort, percentile, standInEnv, startManette } from './support.js';
+import { freePort, percentile, standInEnv, startManette, sessionPooler } from './support.js';
 
 const argv = process.argv;
 const opt = (name: string) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : undefined; };
@@ -34,14 +34,17 @@ let stopPg: (() => Promise<void>) | undefined;
 let proc: ChildProcess | undefined;
 try {
   const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: false });
-  stopPg = server.stop;
-  await migrate(server.url);
+  // Reached as on a project: through the session pooler (PgBouncer playing Supavisor).
+  const pooler = await sessionPooler(server);
+  const dbUrl = pooler.url(server.url);
+  stopPg = async () => { await pooler.stop(); await server.stop(); };
+  await migrate(dbUrl);
   const gameFile = path.join(dir, 'bench.json');
   await writeFile(gameFile, JSON.stringify({ jeu: 'bench', nom: 'Bench' }));
-  const apiKey = (await applyGameFile(server.url, gameFile)).api_key;
+  const apiKey = (await applyGameFile(dbUrl, gameFile)).api_key;
 
   const env: NodeJS.ProcessEnv = {
-    ...process.env, DATABASE_URL: server.url, ...standInEnv(server.adminUrl), PORT: String(await freePort()), HOST: '127.0.0.1',
+    ...process.env, DATABASE_URL: dbUrl, ...standInEnv(server.adminUrl), PORT: String(await freePort()), HOST: '127.0.0.1',
     MANETTE_DATA_DIR: path.join(dir, 'data'), MANETTE_RATE_LIMIT_RPS: '1000000', MANETTE_RATE_LIMIT_BURST: '1000000',
     MANETTE_REALTIME_PORT: String(await freePort()), MANETTE_PASSWORD_HASHER: HASHER, LOG_LEVEL: 'warn',
     ...(WORKERS ? { MANETTE_WORKERS: WORKERS } : {}),

@@ -16,7 +16,7 @@ import pg from 'pg';
 import { startEmbeddedPostgres } from '../twin/postgres/embedded.js';
 import { migrate } from '../api/db/migrate.js';
 import { applyGameFile } from '../api/config/apply.js';
-import { closedLoop, freePort } from './support.js';
+import { closedLoop, freePort, sessionPooler } from './support.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -32,17 +32,20 @@ const dir = await mkdtemp(path.join(tmpdir(), 'manette-bench-action-'));
 await chmod(dir, 0o755);
 // Durable server (fsync on); each phase sets synchronous_commit per session.
 const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: true });
+// Reached as on a project: through the session pooler (PgBouncer playing Supavisor).
+const pooler = await sessionPooler(server);
+const dbUrl = pooler.url(server.url);
 try {
-  await migrate(server.url);
+  await migrate(dbUrl);
   const gameFile = path.join(dir, 'bench.json');
   await writeFile(gameFile, JSON.stringify({
     jeu: 'bench', nom: 'Bench', modes: { duel: { equipes: 2, joueurs_par_equipe: 1, regles: opts.rules, elo_ecart_initial: 10000 } },
   }));
-  const key = (await applyGameFile(server.url, gameFile)).api_key;
+  const key = (await applyGameFile(dbUrl, gameFile)).api_key;
 
   // Players and matches through the api functions, as the façade calls them.
   // A direct connection of its own: a session-level role is safe here (no pooler).
-  const api = new pg.Client({ connectionString: server.url });
+  const api = new pg.Client({ connectionString: dbUrl });
   await api.connect();
   await api.query('set role manette_api');
   const call = async (fn: string, ctx: object, body: object) =>
@@ -82,9 +85,9 @@ try {
 
   const rows: string[][] = [];
   for (const durable of [false, true]) {
-    await closedLoop(server.url, matches, { role: 'api', durable, seconds: SECONDS }, action); // warm-up (plans, caches)
-    const a = await closedLoop(server.url, matches, { role: 'api', durable, seconds: SECONDS }, action);
-    const b = await closedLoop(server.url, matches, { role: 'admin', durable, seconds: SECONDS }, minimal);
+    await closedLoop(dbUrl, matches, { role: 'api', durable, seconds: SECONDS }, action); // warm-up (plans, caches)
+    const a = await closedLoop(dbUrl, matches, { role: 'api', durable, seconds: SECONDS }, action);
+    const b = await closedLoop(dbUrl, matches, { role: 'admin', durable, seconds: SECONDS }, minimal);
     rows.push([`api.match_action (${opts.rules}, ${MATCHES} matches, ${durable ? 'durable' : 'commits not flushed'})`,
       a.toFixed(0), b.toFixed(0), (a / b).toFixed(2)]);
   }
@@ -92,6 +95,7 @@ try {
   for (const r of [['path', 'actions/s', 'limit/s', 'ratio'], ...rows]) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join('  '));
   console.log(`load average during the run: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 } finally {
+  await pooler.stop();
   await server.stop();
   await rm(dir, { recursive: true, force: true });
 }

@@ -28,7 +28,7 @@ import { RealtimeClient, type RealtimeClientOptions } from '@supabase/realtime-j
 import { startEmbeddedPostgres } from '../twin/postgres/embedded.js';
 import { migrate } from '../api/db/migrate.js';
 import { applyGameFile } from '../api/config/apply.js';
-import { cpuByGroup, cpuSnapshot, freePort, percentile, pool, standInEnv, startManette } from './support.js';
+import { cpuByGroup, cpuSnapshot, freePort, percentile, pool, standInEnv, startManette, sessionPooler } from './support.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -65,7 +65,9 @@ async function cleanup() {
 
 try {
   const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: opts.durable });
-  stopPg = server.stop;
+  // Reached as on a project: through the session pooler (PgBouncer playing Supavisor).
+  const pooler = await sessionPooler(server);
+  stopPg = async () => { await pooler.stop(); await server.stop(); };
   if (!opts.durable) {
     // Realtime reads realtime.messages by logical replication, which sends a transaction once
     // its WAL is flushed: with commits not flushed, every `etat` would wait for the WAL writer
@@ -77,7 +79,7 @@ try {
     await admin.query('select pg_reload_conf()');
     await admin.end();
   }
-  const databaseUrl = server.url;
+  const databaseUrl = pooler.url(server.url);
   await migrate(databaseUrl);
   const gameFile = path.join(dir, 'bench.json');
   await writeFile(gameFile, JSON.stringify({

@@ -23,7 +23,7 @@ import pg from 'pg';
 import { startEmbeddedPostgres } from '../twin/postgres/embedded.js';
 import { migrate } from '../api/db/migrate.js';
 import { applyGameFile } from '../api/config/apply.js';
-import { freePort, percentile, pool, standInEnv } from './support.js';
+import { freePort, percentile, pool, standInEnv, sessionPooler } from './support.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -164,8 +164,10 @@ async function cleanup() {
 
 try {
   const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: false });
-  stopPg = server.stop;
-  const databaseUrl = server.url;
+  // Reached as on a project: through the session pooler (PgBouncer playing Supavisor).
+  const pooler = await sessionPooler(server);
+  stopPg = async () => { await pooler.stop(); await server.stop(); };
+  const databaseUrl = pooler.url(server.url);
   await migrate(databaseUrl, opts.migrations ?? undefined);
   const gameFile = path.join(dir, 'bench.json');
   await writeFile(gameFile, JSON.stringify({

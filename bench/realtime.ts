@@ -23,7 +23,7 @@ import { startEmbeddedPostgres } from '../twin/postgres/embedded.js';
 import { PLANS, type Plan } from '../twin/realtime/quotas.js';
 import { migrate } from '../api/db/migrate.js';
 import { applyGameFile } from '../api/config/apply.js';
-import { freePort, pool, percentile, standInEnv, startManette } from './support.js';
+import { freePort, pool, percentile, standInEnv, startManette, sessionPooler } from './support.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -44,16 +44,19 @@ const clients: RealtimeClient[] = [];
 // Durable commits, as on a hosted project: logical replication sends a transaction once its WAL
 // is flushed, so with synchronous_commit off every `etat` would wait for the WAL writer (200 ms).
 const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: true });
+// Reached as on a project: through the session pooler (PgBouncer playing Supavisor).
+const pooler = await sessionPooler(server);
+const dbUrl = pooler.url(server.url);
 try {
-  await migrate(server.url);
+  await migrate(dbUrl);
   const gameFile = path.join(dir, 'bench.json');
   await writeFile(gameFile, JSON.stringify({
     jeu: 'bench', nom: 'Bench', modes: { duel: { equipes: 2, joueurs_par_equipe: 1, regles: 'libre', elo_ecart_initial: 10000 } },
   }));
-  const apiKey = (await applyGameFile(server.url, gameFile)).api_key;
+  const apiKey = (await applyGameFile(dbUrl, gameFile)).api_key;
 
   const api = startManette({
-    ...process.env, DATABASE_URL: server.url, ...standInEnv(server.adminUrl), PORT: String(await freePort()), HOST: '127.0.0.1',
+    ...process.env, DATABASE_URL: dbUrl, ...standInEnv(server.adminUrl), PORT: String(await freePort()), HOST: '127.0.0.1',
       MANETTE_DATA_DIR: path.join(dir, 'data'), MANETTE_RATE_LIMIT_RPS: '1000000', MANETTE_RATE_LIMIT_BURST: '1000000',
     // Every player here comes from 127.0.0.1: no per-address cap (real players have their own addresses).
     MANETTE_MAX_CONNECTIONS_PER_ADDRESS: '100000',
@@ -186,6 +189,7 @@ try {
     try { process.kill(-proc.pid!, 'SIGTERM'); } catch { /* gone */ }
     await new Promise((r) => { proc!.once('exit', r); setTimeout(r, 10_000).unref(); });
   }
+  await pooler.stop();
   await server.stop();
   await rm(dir, { recursive: true, force: true });
 }

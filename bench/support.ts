@@ -4,6 +4,8 @@ import { readdirSync } from 'node:fs';
 import { processCmdline, statFields } from '../twin/procs.js';
 import path from 'node:path';
 import pg from 'pg';
+import type { RunningPostgres } from '../twin/postgres/embedded.js';
+import { startPgBouncer, type RunningPooler } from '../twin/pooler/pgbouncer.js';
 
 export { freePort } from '../test/support/net.js';
 
@@ -120,3 +122,18 @@ export function standInEnv(adminUrl: string): NodeJS.ProcessEnv {
     MANETTE_REALTIME_MAX_JOINS_PER_SECOND: '1000000', MANETTE_REALTIME_MAX_PRESENCE_EVENTS_PER_SECOND: '1000000',
   };
 }
+
+/**
+ * Supabase's session pooler in front of a benchmark's twin (twin/pooler: PgBouncer, startup
+ * options dropped as Supavisor drops them): `url(server.url)` is what a Node host on a
+ * project connects to. Session mode, so a loop's connection keeps its session settings
+ * (`set role`, `synchronous_commit`), with room for every connection a benchmark opens.
+ */
+export async function sessionPooler(server: RunningPostgres): Promise<RunningPooler> {
+  const user = new URL(server.url);
+  return startPgBouncer({
+    databaseUrl: server.url, mode: 'session', poolSize: 250,
+    users: [{ name: decodeURIComponent(user.username), password: decodeURIComponent(user.password) }],
+  });
+}
+
