@@ -124,6 +124,11 @@ try {
           if (r.status === 200) return { match, other: 1 - seat, sentAt, turn: r.body.partie.numero_tour as number };
           refusedBy.set(`${r.status} ${r.body.error}`, (refusedBy.get(`${r.status} ${r.body.error}`) ?? 0) + 1);
           return null;
+        }, (err: Error & { cause?: { code?: string } }) => {
+          // Past the machine's capacity the API's connections overflow: counted, not fatal.
+          const why = `network ${err.cause?.code ?? err.message}`;
+          refusedBy.set(why, (refusedBy.get(why) ?? 0) + 1);
+          return null;
         }));
     }
     const sent = await Promise.all(sends);
@@ -144,6 +149,7 @@ try {
   // Messages per action, counted as Supabase Realtime counts them (max_events_per_second):
   // each realtime.messages row read from the database, and each delivery to a socket.
   const admin = new pg.Client({ connectionString: server.adminUrl });
+  admin.on('error', () => {}); // a failure elsewhere stops Postgres while it is open: that failure is the one to report
   await admin.connect();
   const rowsOf = async () => Number((await admin.query(`select count(*) as n from realtime.messages where topic like 'manette_partie_%'`)).rows[0].n);
   const rowsBefore = await rowsOf();
