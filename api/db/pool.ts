@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { ApiError, isRetryable } from '../http/errors.js';
+import { ApiError, isRetryable } from '../errors.js';
 
 /** Every request has a database answer, or gives up, within about this (contract section 12). */
 export const DATABASE_DEADLINE_MS = 5_000;

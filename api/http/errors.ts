@@ -2,17 +2,10 @@
 // anything thrown (database, body parser, bug) into one, in one place.
 import { detailMessageFor, isKnownCode, type Lang } from './messages.js';
 
-export interface FieldIssue { champ: string; message: string }
+import { ApiError, type FieldIssue } from '../errors.js';
 
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    readonly extra: { reason?: string; details?: FieldIssue[]; retryAfter?: number } = {},
-  ) {
-    super(code);
-  }
-}
+// Defined below http/ (api/errors.ts); re-exported for the imports of http/errors.js.
+export { ApiError, isRetryable, type FieldIssue } from '../errors.js';
 
 export const ERRORS = {
   missingKey: () => new ApiError(401, 'missing_key'),
@@ -84,11 +77,6 @@ function toApiError(err: unknown): ApiError {
     return ERRORS.validationFailed([]);
   }
   return ERRORS.internal();
-}
-
-export function isRetryable(err: unknown): boolean {
-  const code = (err as PgLikeError | undefined)?.code ?? '';
-  return code === '40001' || code === '40P01';
 }
 
 function isConnectionError(e: PgLikeError): boolean {

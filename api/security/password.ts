@@ -13,7 +13,7 @@
 // Retry-After instead of waiting.
 import { availableParallelism } from 'node:os';
 import { randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import type { Settings } from '../config/settings.js';
 import { argon2Backend, isDeno, type Argon2Backend, type Argon2Params, type HasherChoice } from './argon2.js';
 
