@@ -19,7 +19,8 @@ grant execute on function manette.mm_create_match(manette.modes,timestamp with t
 grant execute on function manette.mm_create_match(manette.modes,timestamp with time zone,uuid[],uuid[],double precision[]) to manette_engine;
 
 -- manette.mm_create_match(target manette.modes, instant timestamp with time zone, entry_ids uuid[], player_ids uuid[], elos double precision[], teams integer[])
--- Current definition from supabase/migrations/20261124000300_matchmaker_split.sql
+-- Current definition from supabase/migrations/20261126000200_one_broadcast_helper.sql
+-- Earlier versions in: 20261124000300_matchmaker_split.sql
 CREATE OR REPLACE FUNCTION manette.mm_create_match(target manette.modes, instant timestamp with time zone, entry_ids uuid[], player_ids uuid[], elos double precision[], teams integer[])
  RETURNS uuid
  LANGUAGE plpgsql
@@ -62,11 +63,10 @@ begin
 
   delete from manette.queue_entries e where e.game_id = target.game_id and e.id = any(entry_ids);
 
-  -- `matched` on each player's channel, in seat order. A player's channel is always
-  -- private: what manette.broadcast would decide, without its call per player.
-  perform manette.realtime_send('manette_joueur_' || s.player_id, 'matched', jsonb_build_object(
+  -- `matched` on each player's channel, in seat order, sent on commit.
+  perform manette.broadcast('manette_joueur_' || s.player_id, 'matched', jsonb_build_object(
             'status', 'matched', 'partie_id', new_id, 'code_salon', new_code,
-            'equipe', s.team, 'participants', participants), true)
+            'equipe', s.team, 'participants', participants))
   from unnest(seated, seated_teams) with ordinality s(player_id, team, seat)
   order by s.seat;
   return new_id;
