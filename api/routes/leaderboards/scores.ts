@@ -1,4 +1,5 @@
 // GET /leaderboards/:id/scores → api.leaderboards_scores
+// SQL now: supabase/schema/functions/api.leaderboards_scores.sql
 import { z } from 'zod';
 import { ERRORS } from '../../http/errors.js';
 import { defineRoute } from '../../http/route.js';

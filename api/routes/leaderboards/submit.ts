@@ -1,4 +1,5 @@
 // POST /leaderboards/:id/submit → api.leaderboards_submit
+// SQL now: supabase/schema/functions/api.leaderboards_submit.sql
 import { z } from 'zod';
 import { ERRORS } from '../../http/errors.js';
 import { defineRoute } from '../../http/route.js';

@@ -1,4 +1,5 @@
-// POST /match/action → api.match_action (supabase/migrations/*_matches.sql)
+// POST /match/action → api.match_action
+// SQL now: supabase/schema/functions/api.match_action.sql
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { passApi } from '../../db/pool.js';

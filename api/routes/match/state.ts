@@ -1,4 +1,5 @@
-// GET /match/state → api.match_state (supabase/migrations/*_matches.sql)
+// GET /match/state → api.match_state
+// SQL now: supabase/schema/functions/api.match_state.sql
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { passApi } from '../../db/pool.js';

@@ -1,4 +1,5 @@
-// POST /matchmaking/join → api.matchmaking_join (supabase/migrations/*_matchmaking.sql)
+// POST /matchmaking/join → api.matchmaking_join
+// SQL now: supabase/schema/functions/api.matchmaking_join.sql
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { passApi } from '../../db/pool.js';

@@ -1,4 +1,5 @@
 // POST /matchmaking/leave → api.matchmaking_leave
+// SQL now: supabase/schema/functions/api.matchmaking_leave.sql
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { passApi } from '../../db/pool.js';

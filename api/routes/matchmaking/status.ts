@@ -1,4 +1,5 @@
 // GET /matchmaking/status → api.matchmaking_status
+// SQL now: supabase/schema/functions/api.matchmaking_status.sql
 import { defineRoute } from '../../http/route.js';
 import { passApi } from '../../db/pool.js';
 import { MatchmakingState } from './schemas.js';

@@ -1,4 +1,5 @@
-// POST /players/avatar → api.players_avatar (supabase/migrations/*_one_home_players_rules.sql)
+// POST /players/avatar → api.players_avatar
+// SQL now: supabase/schema/functions/api.players_avatar.sql
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { passApi } from '../../db/pool.js';

@@ -1,4 +1,5 @@
 // POST /players/google → signature check here, then api.players_google (audience, account)
+// SQL now: supabase/schema/functions/api.players_google.sql
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';

@@ -1,4 +1,5 @@
 // POST /players/login → api.players_login_start, password check here, api.players_login_finish
+// SQL now: supabase/schema/functions/api.players_login_start.sql, supabase/schema/functions/api.players_login_finish.sql
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';

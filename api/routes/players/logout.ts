@@ -1,4 +1,5 @@
 // POST /players/logout → api.players_logout
+// SQL now: supabase/schema/functions/api.players_logout.sql
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { passApi } from '../../db/pool.js';

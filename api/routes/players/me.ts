@@ -1,4 +1,5 @@
 // GET /players/me → api.players_me
+// SQL now: supabase/schema/functions/api.players_me.sql
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { passApi } from '../../db/pool.js';

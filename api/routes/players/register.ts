@@ -1,4 +1,5 @@
-// POST /players/register → api.players_register (supabase/migrations/*_one_home_players_rules.sql)
+// POST /players/register → api.players_register
+// SQL now: supabase/schema/functions/api.players_register.sql
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';

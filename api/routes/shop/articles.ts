@@ -1,4 +1,5 @@
 // GET /shop/articles → api.shop_articles
+// SQL now: supabase/schema/functions/api.shop_articles.sql
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { passApi } from '../../db/pool.js';

@@ -1,4 +1,5 @@
 // GET /panel → api.panel_get
+// SQL now: supabase/schema/functions/api.panel_get.sql
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { passApi } from '../../db/pool.js';

@@ -1,4 +1,5 @@
 // DELETE /storage/files/:nom → api.storage_files_delete
+// SQL now: supabase/schema/functions/api.storage_files_delete.sql
 import { z } from 'zod';
 import { ERRORS } from '../../http/errors.js';
 import { defineRoute } from '../../http/route.js';

@@ -1,4 +1,5 @@
 // GET /storage/files/:nom → api.storage_files_get
+// SQL now: supabase/schema/functions/api.storage_files_get.sql
 import { z } from 'zod';
 import { ERRORS } from '../../http/errors.js';
 import { defineRoute } from '../../http/route.js';

@@ -1,4 +1,5 @@
 // GET /storage/files → api.storage_files_list
+// SQL now: supabase/schema/functions/api.storage_files_list.sql
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { passApi } from '../../db/pool.js';

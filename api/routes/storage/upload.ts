@@ -1,4 +1,5 @@
 // POST /storage/upload → api.storage_upload
+// SQL now: supabase/schema/functions/api.storage_upload.sql
 import { z } from 'zod';
 import { defineRoute, Reply } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';

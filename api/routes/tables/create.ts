@@ -1,4 +1,5 @@
 // POST /tables/:nomTable → api.tables_create
+// SQL now: supabase/schema/functions/api.tables_create.sql
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { passApi } from '../../db/pool.js';

@@ -1,4 +1,5 @@
 // DELETE /tables/:nomTable/:id → api.tables_delete
+// SQL now: supabase/schema/functions/api.tables_delete.sql
 import { z } from 'zod';
 import { ERRORS } from '../../http/errors.js';
 import { defineRoute } from '../../http/route.js';

@@ -1,4 +1,5 @@
 // GET /tables/:nomTable/:id → api.tables_get
+// SQL now: supabase/schema/functions/api.tables_get.sql
 import { z } from 'zod';
 import { ERRORS } from '../../http/errors.js';
 import { defineRoute } from '../../http/route.js';

@@ -1,4 +1,4 @@
-// Data tables (contract section 4): api.tables_* in supabase/migrations/*_data_tables.sql.
+// Data tables (contract section 4): api.tables_* (supabase/schema/functions/api.tables_*.sql).
 import list from './list.js';
 import create from './create.js';
 import get from './get.js';

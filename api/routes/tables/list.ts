@@ -1,4 +1,5 @@
 // GET /tables/:nomTable → api.tables_list
+// SQL now: supabase/schema/functions/api.tables_list.sql
 import { z } from 'zod';
 import { ERRORS } from '../../http/errors.js';
 import { defineRoute } from '../../http/route.js';

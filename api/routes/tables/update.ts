@@ -1,4 +1,5 @@
 // PATCH /tables/:nomTable/:id → api.tables_update
+// SQL now: supabase/schema/functions/api.tables_update.sql
 import { z } from 'zod';
 import { ERRORS } from '../../http/errors.js';
 import { defineRoute } from '../../http/route.js';
