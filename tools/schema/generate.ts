@@ -178,6 +178,15 @@ async function dumpFunctions(q: Q, before: Before, definedIn: Map<string, string
       and not exists (select 1 from pg_depend d
                       where d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.deptype = 'e')
     order by n.nspname, p.proname, pg_get_function_identity_arguments(p.oid)`, [before.proc]);
+  // Which of these functions a body names (schema.name followed by a parenthesis): where to
+  // read next. Text, not dependency tracking (plpgsql bodies have none): a name in a string
+  // or a comment counts too.
+  const known = new Set(rows.map((r) => `${r.schema}.${r.name}`));
+  const callsOf = (r: (typeof rows)[number]) => {
+    const body = r.def!.slice(r.def!.indexOf('\nAS '));
+    return [...new Set([...body.matchAll(/\b([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_]*)\s*\(/g)].map((m) => `${m[1]}.${m[2]}`))]
+      .filter((n) => known.has(n) && n !== `${r.schema}.${r.name}`).sort();
+  };
   const files = new Map<string, string[]>();
   for (const r of rows) {
     if (r.def == null) throw new Error(`schema snapshot: ${r.sig} is a ${r.kind === 'a' ? 'aggregate' : 'window function'}, which the generator does not render yet`);
@@ -187,7 +196,8 @@ async function dumpFunctions(q: Q, before: Before, definedIn: Map<string, string
     const parts = [
       `-- ${r.schema}.${r.name}(${r.args})`,
       `-- Current definition from supabase/migrations/${lastIn ?? '?'}`
-        + (history.length > 1 ? `\n-- Earlier versions in: ${history.slice(0, -1).join(', ')}` : ''),
+        + (history.length > 1 ? `\n-- Earlier versions in: ${history.slice(0, -1).join(', ')}` : '')
+        + (callsOf(r).length ? `\n-- Calls: ${callsOf(r).join(', ')}` : ''),
       `${r.def.trimEnd()};`,
       `alter ${what} ${r.sig} owner to ${r.owner};`,
       grantLines(what, r.sig, r.owner, r.acl),

@@ -2,6 +2,7 @@
 
 -- api.game_check(ctx jsonb)
 -- Current definition from supabase/migrations/20261122000100_foundation.sql
+-- Calls: manette.authenticate
 CREATE OR REPLACE FUNCTION api.game_check(ctx jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -2,6 +2,7 @@
 
 -- api.idempotent(ctx jsonb, fn text, body jsonb, idem jsonb)
 -- Current definition from supabase/migrations/20261123000400_idempotency.sql
+-- Calls: api.leaderboards_submit, api.match_action, api.players_register, api.storage_upload, api.tables_create, manette.authenticate, manette.fail
 CREATE OR REPLACE FUNCTION api.idempotent(ctx jsonb, fn text, body jsonb, idem jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -2,6 +2,7 @@
 
 -- api.leaderboards_scores(ctx jsonb, body jsonb)
 -- Current definition from supabase/migrations/20261122000500_leaderboards.sql
+-- Calls: manette.authenticate, manette.fail, manette.leaderboard_find, manette.leaderboard_scores
 CREATE OR REPLACE FUNCTION api.leaderboards_scores(ctx jsonb, body jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

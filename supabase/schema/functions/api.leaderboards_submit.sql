@@ -3,6 +3,7 @@
 -- api.leaderboards_submit(ctx jsonb, body jsonb)
 -- Current definition from supabase/migrations/20261123000700_victory_leaderboard.sql
 -- Earlier versions in: 20261122000500_leaderboards.sql
+-- Calls: manette.authenticate, manette.fail, manette.leaderboard_find, manette.leaderboard_submit
 CREATE OR REPLACE FUNCTION api.leaderboards_submit(ctx jsonb, body jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -2,6 +2,7 @@
 
 -- api.match_action(ctx jsonb, body jsonb)
 -- Current definition from supabase/migrations/20261122000800_matches.sql
+-- Calls: manette.authenticate, manette.json_int, manette.match_play, manette.match_uuid, manette.mm_invalid
 CREATE OR REPLACE FUNCTION api.match_action(ctx jsonb, body jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -2,6 +2,7 @@
 
 -- api.match_state(ctx jsonb, body jsonb)
 -- Current definition from supabase/migrations/20261122000800_matches.sql
+-- Calls: manette.authenticate, manette.match_for, manette.match_json, manette.match_uuid
 CREATE OR REPLACE FUNCTION api.match_state(ctx jsonb, body jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

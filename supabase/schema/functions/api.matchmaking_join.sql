@@ -2,6 +2,7 @@
 
 -- api.matchmaking_join(ctx jsonb, body jsonb)
 -- Current definition from supabase/migrations/20261122000700_matchmaking.sql
+-- Calls: manette.authenticate, manette.mm_find_mode, manette.mm_invalid, manette.mm_join
 CREATE OR REPLACE FUNCTION api.matchmaking_join(ctx jsonb, body jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -2,6 +2,7 @@
 
 -- api.matchmaking_leave(ctx jsonb)
 -- Current definition from supabase/migrations/20261122000700_matchmaking.sql
+-- Calls: manette.authenticate
 CREATE OR REPLACE FUNCTION api.matchmaking_leave(ctx jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

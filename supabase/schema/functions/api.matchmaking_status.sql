@@ -2,6 +2,7 @@
 
 -- api.matchmaking_status(ctx jsonb)
 -- Current definition from supabase/migrations/20261122000700_matchmaking.sql
+-- Calls: manette.authenticate, manette.mm_status
 CREATE OR REPLACE FUNCTION api.matchmaking_status(ctx jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

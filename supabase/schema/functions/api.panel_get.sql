@@ -3,6 +3,7 @@
 -- api.panel_get(ctx jsonb)
 -- Current definition from supabase/migrations/20261123000700_victory_leaderboard.sql
 -- Earlier versions in: 20261122000600_shop_panel.sql
+-- Calls: manette.authenticate, manette.panel_default_texts, manette.panel_defaults
 CREATE OR REPLACE FUNCTION api.panel_get(ctx jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

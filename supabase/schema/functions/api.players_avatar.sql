@@ -3,6 +3,7 @@
 -- api.players_avatar(ctx jsonb, body jsonb)
 -- Current definition from supabase/migrations/20261123000600_one_home_players_rules.sql
 -- Earlier versions in: 20261122000200_players.sql
+-- Calls: manette.authenticate, manette.avatar_problem, manette.fail, manette.player_json
 CREATE OR REPLACE FUNCTION api.players_avatar(ctx jsonb, body jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -3,6 +3,7 @@
 -- api.players_google(ctx jsonb, body jsonb)
 -- Current definition from supabase/migrations/20261123000500_google_linking.sql
 -- Earlier versions in: 20261122000200_players.sql
+-- Calls: manette.authenticate, manette.fail, manette.open_session, manette.pseudo_from_name
 CREATE OR REPLACE FUNCTION api.players_google(ctx jsonb, body jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -3,6 +3,7 @@
 -- api.players_login_finish(ctx jsonb, body jsonb)
 -- Current definition from supabase/migrations/20261124000400_argon2_rehash.sql
 -- Earlier versions in: 20261122000200_players.sql
+-- Calls: manette.authenticate, manette.open_session
 CREATE OR REPLACE FUNCTION api.players_login_finish(ctx jsonb, body jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

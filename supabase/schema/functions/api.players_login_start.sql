@@ -3,6 +3,7 @@
 -- api.players_login_start(ctx jsonb, body jsonb)
 -- Current definition from supabase/migrations/20261123000300_hardening_players.sql
 -- Earlier versions in: 20261122000200_players.sql
+-- Calls: manette.authenticate, manette.client_net, manette.fail, manette.pseudo_key
 CREATE OR REPLACE FUNCTION api.players_login_start(ctx jsonb, body jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -2,6 +2,7 @@
 
 -- api.players_logout(ctx jsonb)
 -- Current definition from supabase/migrations/20261122000200_players.sql
+-- Calls: manette.authenticate, manette.token_hash
 CREATE OR REPLACE FUNCTION api.players_logout(ctx jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

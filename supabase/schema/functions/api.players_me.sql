@@ -2,6 +2,7 @@
 
 -- api.players_me(ctx jsonb)
 -- Current definition from supabase/migrations/20261122000200_players.sql
+-- Calls: manette.authenticate, manette.player_json
 CREATE OR REPLACE FUNCTION api.players_me(ctx jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

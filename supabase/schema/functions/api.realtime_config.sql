@@ -2,6 +2,7 @@
 
 -- api.realtime_config(ctx jsonb)
 -- Current definition from supabase/migrations/20261123000100_realtime_rooms.sql
+-- Calls: manette.authenticate, manette.token_hash
 CREATE OR REPLACE FUNCTION api.realtime_config(ctx jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

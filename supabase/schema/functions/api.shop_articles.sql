@@ -2,6 +2,7 @@
 
 -- api.shop_articles(ctx jsonb)
 -- Current definition from supabase/migrations/20261122000600_shop_panel.sql
+-- Calls: manette.authenticate
 CREATE OR REPLACE FUNCTION api.shop_articles(ctx jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -2,6 +2,7 @@
 
 -- api.storage_files_get(ctx jsonb, body jsonb)
 -- Current definition from supabase/migrations/20261122000400_storage.sql
+-- Calls: manette.authenticate, manette.fail, manette.file_json
 CREATE OR REPLACE FUNCTION api.storage_files_get(ctx jsonb, body jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

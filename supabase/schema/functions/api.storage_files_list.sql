@@ -2,6 +2,7 @@
 
 -- api.storage_files_list(ctx jsonb)
 -- Current definition from supabase/migrations/20261122000400_storage.sql
+-- Calls: manette.authenticate, manette.file_json
 CREATE OR REPLACE FUNCTION api.storage_files_list(ctx jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

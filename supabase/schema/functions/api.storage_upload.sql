@@ -2,6 +2,7 @@
 
 -- api.storage_upload(ctx jsonb, body jsonb)
 -- Current definition from supabase/migrations/20261122000400_storage.sql
+-- Calls: manette.authenticate, manette.file_json, manette.file_mime_type, manette.file_name_valid, manette.upload_failed
 CREATE OR REPLACE FUNCTION api.storage_upload(ctx jsonb, body jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -3,6 +3,7 @@
 -- api.tables_create(ctx jsonb, body jsonb)
 -- Current definition from supabase/migrations/20261123000400_idempotency.sql
 -- Earlier versions in: 20261122000300_data_tables.sql
+-- Calls: manette.authenticate, manette.table_check_donnees, manette.table_for_request, manette.table_row_json, manette.table_without_nulls
 CREATE OR REPLACE FUNCTION api.tables_create(ctx jsonb, body jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

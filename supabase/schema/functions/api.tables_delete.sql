@@ -2,6 +2,7 @@
 
 -- api.tables_delete(ctx jsonb, body jsonb)
 -- Current definition from supabase/migrations/20261122000300_data_tables.sql
+-- Calls: manette.authenticate, manette.fail, manette.table_for_request, manette.table_row_id, manette.table_row_json
 CREATE OR REPLACE FUNCTION api.tables_delete(ctx jsonb, body jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

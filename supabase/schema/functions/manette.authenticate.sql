@@ -2,6 +2,7 @@
 
 -- manette.authenticate(ctx jsonb, player text)
 -- Current definition from supabase/migrations/20261122000100_foundation.sql
+-- Calls: manette.fail, manette.token_hash
 CREATE OR REPLACE FUNCTION manette.authenticate(ctx jsonb, player text DEFAULT 'none'::text)
  RETURNS manette.caller
  LANGUAGE plpgsql

@@ -3,6 +3,7 @@
 -- manette.broadcast(topic text, event text, payload jsonb)
 -- Current definition from supabase/migrations/20261126000200_one_broadcast_helper.sql
 -- Earlier versions in: 20261122000800_matches.sql, 20261123000100_realtime_rooms.sql
+-- Calls: manette.broadcast_all
 CREATE OR REPLACE FUNCTION manette.broadcast(topic text, event text, payload jsonb)
  RETURNS void
  LANGUAGE plpgsql

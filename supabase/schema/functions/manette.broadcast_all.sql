@@ -2,6 +2,7 @@
 
 -- manette.broadcast_all(topic text, events text[], payloads jsonb[])
 -- Current definition from supabase/migrations/20261126000200_one_broadcast_helper.sql
+-- Calls: manette.current_game_id, manette.realtime_send
 CREATE OR REPLACE FUNCTION manette.broadcast_all(topic text, events text[], payloads jsonb[])
  RETURNS void
  LANGUAGE plpgsql

@@ -2,6 +2,7 @@
 
 -- manette.file_json(f manette.files)
 -- Current definition from supabase/migrations/20261122000400_storage.sql
+-- Calls: manette.iso
 CREATE OR REPLACE FUNCTION manette.file_json(f manette.files)
  RETURNS jsonb
  LANGUAGE sql

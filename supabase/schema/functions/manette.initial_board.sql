@@ -3,6 +3,7 @@
 -- manette.initial_board(rules text, participants jsonb)
 -- Current definition from supabase/migrations/20261126000201_shipped_rule_sets.sql
 -- Earlier versions in: 20261122000700_matchmaking.sql, 20261122000800_matches.sql
+-- Calls: manette.rules_call, manette.shipped_rule_sets
 CREATE OR REPLACE FUNCTION manette.initial_board(rules text, participants jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

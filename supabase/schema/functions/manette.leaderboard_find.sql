@@ -2,6 +2,7 @@
 
 -- manette.leaderboard_find(code text)
 -- Current definition from supabase/migrations/20261122000500_leaderboards.sql
+-- Calls: manette.current_game_id, manette.fail
 CREATE OR REPLACE FUNCTION manette.leaderboard_find(code text)
  RETURNS manette.leaderboards
  LANGUAGE plpgsql

@@ -2,6 +2,7 @@
 
 -- manette.leaderboard_invalid_value(message text)
 -- Current definition from supabase/migrations/20261122000500_leaderboards.sql
+-- Calls: manette.fail
 CREATE OR REPLACE FUNCTION manette.leaderboard_invalid_value(message text)
  RETURNS void
  LANGUAGE sql

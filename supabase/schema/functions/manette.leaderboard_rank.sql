@@ -2,6 +2,7 @@
 
 -- manette.leaderboard_rank(board manette.leaderboards, period timestamp with time zone, key double precision, from_bucket bigint, before bigint)
 -- Current definition from supabase/migrations/20261122000500_leaderboards.sql
+-- Calls: manette.leaderboard_bucket
 CREATE OR REPLACE FUNCTION manette.leaderboard_rank(board manette.leaderboards, period timestamp with time zone, key double precision, from_bucket bigint DEFAULT NULL::bigint, before bigint DEFAULT 0)
  RETURNS bigint
  LANGUAGE plpgsql

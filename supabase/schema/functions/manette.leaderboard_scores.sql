@@ -2,6 +2,7 @@
 
 -- manette.leaderboard_scores(board manette.leaderboards, instant timestamp with time zone, lim integer, skip bigint, around uuid)
 -- Current definition from supabase/migrations/20261122000500_leaderboards.sql
+-- Calls: manette.fail, manette.iso, manette.leaderboard_period, manette.leaderboard_rank
 CREATE OR REPLACE FUNCTION manette.leaderboard_scores(board manette.leaderboards, instant timestamp with time zone, lim integer, skip bigint, around uuid)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -2,6 +2,7 @@
 
 -- manette.leaderboard_submit(board manette.leaderboards, submitter uuid, submitted double precision, instant timestamp with time zone)
 -- Current definition from supabase/migrations/20261122000500_leaderboards.sql
+-- Calls: manette.leaderboard_invalid_value, manette.leaderboard_period, manette.leaderboard_rank
 CREATE OR REPLACE FUNCTION manette.leaderboard_submit(board manette.leaderboards, submitter uuid, submitted double precision, instant timestamp with time zone)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -2,6 +2,7 @@
 
 -- manette.match_credit_victory()
 -- Current definition from supabase/migrations/20261123000700_victory_leaderboard.sql
+-- Calls: manette.leaderboard_period, manette.leaderboard_submit
 CREATE OR REPLACE FUNCTION manette.match_credit_victory()
  RETURNS trigger
  LANGUAGE plpgsql

@@ -2,6 +2,7 @@
 
 -- manette.match_for(match_id uuid, player uuid, for_update boolean)
 -- Current definition from supabase/migrations/20261122000800_matches.sql
+-- Calls: manette.fail
 CREATE OR REPLACE FUNCTION manette.match_for(match_id uuid, player uuid, for_update boolean)
  RETURNS manette.matches
  LANGUAGE plpgsql

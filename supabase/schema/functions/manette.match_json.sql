@@ -3,6 +3,7 @@
 -- manette.match_json(match_id uuid)
 -- Current definition from supabase/migrations/20261124000200_fast_match_action.sql
 -- Earlier versions in: 20261122000700_matchmaking.sql
+-- Calls: manette.partie_json
 CREATE OR REPLACE FUNCTION manette.match_json(match_id uuid)
  RETURNS jsonb
  LANGUAGE sql

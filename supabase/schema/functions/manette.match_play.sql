@@ -3,6 +3,7 @@
 -- manette.match_play(match_id uuid, player uuid, played_action text, played_data jsonb, expected_turn integer)
 -- Current definition from supabase/migrations/20261126000200_one_broadcast_helper.sql
 -- Earlier versions in: 20261122000800_matches.sql, 20261124000200_fast_match_action.sql, 20261124000600_constant_time_actions.sql
+-- Calls: manette.broadcast_all, manette.fail, manette.json_int, manette.partie_json, manette.refuse, manette.regles_abandon, manette.rules_call
 CREATE OR REPLACE FUNCTION manette.match_play(match_id uuid, player uuid, played_action text, played_data jsonb, expected_turn integer DEFAULT NULL::integer)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -3,6 +3,7 @@
 -- manette.mm_create_match(target manette.modes, instant timestamp with time zone, entry_ids uuid[], player_ids uuid[], elos double precision[])
 -- Current definition from supabase/migrations/20261124000300_matchmaker_split.sql
 -- Earlier versions in: 20261122000700_matchmaking.sql, 20261123000100_realtime_rooms.sql
+-- Calls: manette.mm_balance
 CREATE OR REPLACE FUNCTION manette.mm_create_match(target manette.modes, instant timestamp with time zone, entry_ids uuid[], player_ids uuid[], elos double precision[])
  RETURNS uuid
  LANGUAGE plpgsql
@@ -21,6 +22,7 @@ grant execute on function manette.mm_create_match(manette.modes,timestamp with t
 -- manette.mm_create_match(target manette.modes, instant timestamp with time zone, entry_ids uuid[], player_ids uuid[], elos double precision[], teams integer[])
 -- Current definition from supabase/migrations/20261126000200_one_broadcast_helper.sql
 -- Earlier versions in: 20261124000300_matchmaker_split.sql
+-- Calls: manette.broadcast, manette.initial_board, manette.room_code
 CREATE OR REPLACE FUNCTION manette.mm_create_match(target manette.modes, instant timestamp with time zone, entry_ids uuid[], player_ids uuid[], elos double precision[], teams integer[])
  RETURNS uuid
  LANGUAGE plpgsql

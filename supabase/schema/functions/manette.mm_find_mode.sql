@@ -2,6 +2,7 @@
 
 -- manette.mm_find_mode(code text)
 -- Current definition from supabase/migrations/20261122000700_matchmaking.sql
+-- Calls: manette.current_game_id, manette.fail
 CREATE OR REPLACE FUNCTION manette.mm_find_mode(code text)
  RETURNS manette.modes
  LANGUAGE plpgsql

@@ -3,6 +3,7 @@
 -- manette.mm_form(target manette.modes, instant timestamp with time zone, max_rooms integer)
 -- Current definition from supabase/migrations/20261124000300_matchmaker_split.sql
 -- Earlier versions in: 20261122000700_matchmaking.sql
+-- Calls: manette.mm_create_match, manette.mm_cutoff, manette.mm_pick_rooms
 CREATE OR REPLACE FUNCTION manette.mm_form(target manette.modes, instant timestamp with time zone, max_rooms integer DEFAULT 64)
  RETURNS integer
  LANGUAGE plpgsql

@@ -2,6 +2,7 @@
 
 -- manette.mm_invalid(field text, message text)
 -- Current definition from supabase/migrations/20261122000700_matchmaking.sql
+-- Calls: manette.fail
 CREATE OR REPLACE FUNCTION manette.mm_invalid(field text, message text)
  RETURNS void
  LANGUAGE sql

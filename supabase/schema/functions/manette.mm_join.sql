@@ -2,6 +2,7 @@
 
 -- manette.mm_join(target manette.modes, player uuid, elo double precision, instant timestamp with time zone)
 -- Current definition from supabase/migrations/20261122000700_matchmaking.sql
+-- Calls: manette.mm_cutoff, manette.mm_form, manette.mm_live_match, manette.mm_matched_json, manette.mm_state
 CREATE OR REPLACE FUNCTION manette.mm_join(target manette.modes, player uuid, elo double precision, instant timestamp with time zone)
  RETURNS jsonb
  LANGUAGE plpgsql

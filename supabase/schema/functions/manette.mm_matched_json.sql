@@ -2,6 +2,7 @@
 
 -- manette.mm_matched_json(match_id uuid, player uuid)
 -- Current definition from supabase/migrations/20261122000700_matchmaking.sql
+-- Calls: manette.match_participants_json
 CREATE OR REPLACE FUNCTION manette.mm_matched_json(match_id uuid, player uuid)
  RETURNS jsonb
  LANGUAGE sql

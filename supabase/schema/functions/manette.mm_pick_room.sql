@@ -2,6 +2,7 @@
 
 -- manette.mm_pick_room(elos double precision[], joined_at timestamp with time zone[], instant timestamp with time zone, teams integer, players_per_team integer, initial_gap double precision, widening_per_s double precision, max_gap double precision, unavailable boolean[], from_anchor integer)
 -- Current definition from supabase/migrations/20261124000300_matchmaker_split.sql
+-- Calls: manette.mm_pick_rooms
 CREATE OR REPLACE FUNCTION manette.mm_pick_room(elos double precision[], joined_at timestamp with time zone[], instant timestamp with time zone, teams integer, players_per_team integer, initial_gap double precision, widening_per_s double precision, max_gap double precision, unavailable boolean[] DEFAULT NULL::boolean[], from_anchor integer DEFAULT 1)
  RETURNS manette.mm_room
  LANGUAGE sql

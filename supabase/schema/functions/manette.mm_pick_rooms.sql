@@ -2,6 +2,7 @@
 
 -- manette.mm_pick_rooms(elos double precision[], joined_at timestamp with time zone[], instant timestamp with time zone, teams integer, players_per_team integer, initial_gap double precision, widening_per_s double precision, max_gap double precision, unavailable boolean[], from_anchor integer, max_rooms integer, max_anchors integer)
 -- Current definition from supabase/migrations/20261124000300_matchmaker_split.sql
+-- Calls: manette.mm_balance, manette.mm_window
 CREATE OR REPLACE FUNCTION manette.mm_pick_rooms(elos double precision[], joined_at timestamp with time zone[], instant timestamp with time zone, teams integer, players_per_team integer, initial_gap double precision, widening_per_s double precision, max_gap double precision, unavailable boolean[] DEFAULT NULL::boolean[], from_anchor integer DEFAULT 1, max_rooms integer DEFAULT NULL::integer, max_anchors integer DEFAULT NULL::integer)
  RETURNS SETOF manette.mm_room
  LANGUAGE plpgsql

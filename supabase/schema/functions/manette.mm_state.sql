@@ -3,6 +3,7 @@
 -- manette.mm_state(player uuid, instant timestamp with time zone)
 -- Current definition from supabase/migrations/20261124000300_matchmaker_split.sql
 -- Earlier versions in: 20261122000700_matchmaking.sql
+-- Calls: manette.mm_cutoff, manette.mm_live_match, manette.mm_matched_json
 CREATE OR REPLACE FUNCTION manette.mm_state(player uuid, instant timestamp with time zone)
  RETURNS jsonb
  LANGUAGE plpgsql

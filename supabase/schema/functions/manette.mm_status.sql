@@ -2,6 +2,7 @@
 
 -- manette.mm_status(player uuid, instant timestamp with time zone)
 -- Current definition from supabase/migrations/20261122000700_matchmaking.sql
+-- Calls: manette.mm_cutoff, manette.mm_form, manette.mm_state
 CREATE OR REPLACE FUNCTION manette.mm_status(player uuid, instant timestamp with time zone)
  RETURNS jsonb
  LANGUAGE plpgsql

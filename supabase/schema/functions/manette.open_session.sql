@@ -2,6 +2,7 @@
 
 -- manette.open_session(player_id uuid, token text)
 -- Current definition from supabase/migrations/20261122000200_players.sql
+-- Calls: manette.iso, manette.player_json, manette.token_hash
 CREATE OR REPLACE FUNCTION manette.open_session(player_id uuid, token text)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -2,6 +2,7 @@
 
 -- manette.panel_default_texts(lang text)
 -- Current definition from supabase/migrations/20261123000700_victory_leaderboard.sql
+-- Calls: manette.panel_defaults
 CREATE OR REPLACE FUNCTION manette.panel_default_texts(lang text)
  RETURNS jsonb
  LANGUAGE sql

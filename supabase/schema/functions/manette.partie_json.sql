@@ -2,6 +2,7 @@
 
 -- manette.partie_json(m manette.matches, participants jsonb)
 -- Current definition from supabase/migrations/20261124000200_fast_match_action.sql
+-- Calls: manette.iso
 CREATE OR REPLACE FUNCTION manette.partie_json(m manette.matches, participants jsonb)
  RETURNS jsonb
  LANGUAGE sql

@@ -2,6 +2,7 @@
 
 -- manette.player_json(p manette.players)
 -- Current definition from supabase/migrations/20261122000200_players.sql
+-- Calls: manette.iso
 CREATE OR REPLACE FUNCTION manette.player_json(p manette.players)
  RETURNS jsonb
  LANGUAGE sql

@@ -2,6 +2,7 @@
 
 -- manette.refuse(reason text)
 -- Current definition from supabase/migrations/20261122000800_matches.sql
+-- Calls: manette.fail
 CREATE OR REPLACE FUNCTION manette.refuse(reason text)
  RETURNS void
  LANGUAGE plpgsql

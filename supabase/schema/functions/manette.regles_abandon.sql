@@ -2,6 +2,7 @@
 
 -- manette.regles_abandon(partie jsonb, joueur_id uuid)
 -- Current definition from supabase/migrations/20261122000800_matches.sql
+-- Calls: manette.partie_next_turn, manette.partie_participant
 CREATE OR REPLACE FUNCTION manette.regles_abandon(partie jsonb, joueur_id uuid)
  RETURNS jsonb
  LANGUAGE plpgsql

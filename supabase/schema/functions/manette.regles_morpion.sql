@@ -2,6 +2,7 @@
 
 -- manette.regles_morpion(partie jsonb, joueur_id uuid, action text, donnees jsonb)
 -- Current definition from supabase/migrations/20261122000800_matches.sql
+-- Calls: manette.partie_next_player, manette.partie_next_turn, manette.partie_participant, manette.refuse, manette.regles_abandon
 CREATE OR REPLACE FUNCTION manette.regles_morpion(partie jsonb, joueur_id uuid, action text, donnees jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -3,6 +3,7 @@
 -- manette.rule_function(rules text)
 -- Current definition from supabase/migrations/20261126000201_shipped_rule_sets.sql
 -- Earlier versions in: 20261122000800_matches.sql
+-- Calls: manette.rule_lookup, manette.shipped_rule_sets
 CREATE OR REPLACE FUNCTION manette.rule_function(rules text)
  RETURNS regprocedure
  LANGUAGE plpgsql

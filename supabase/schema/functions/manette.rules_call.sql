@@ -3,6 +3,7 @@
 -- manette.rules_call(rules text, partie jsonb, joueur_id uuid, action text, donnees jsonb)
 -- Current definition from supabase/migrations/20261123000600_one_home_players_rules.sql
 -- Earlier versions in: 20261122000800_matches.sql, 20261123000200_hardening_rules_sandbox.sql
+-- Calls: manette.regles_libre, manette.regles_morpion, manette.regles_tour_par_tour, manette.request_context, manette.rule_function, manette.rules_sandboxed
 CREATE OR REPLACE FUNCTION manette.rules_call(rules text, partie jsonb, joueur_id uuid, action text, donnees jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -3,6 +3,7 @@
 -- manette.rules_problem(rules text, teams integer, per_team integer)
 -- Current definition from supabase/migrations/20261126000201_shipped_rule_sets.sql
 -- Earlier versions in: 20261122000800_matches.sql, 20261123000200_hardening_rules_sandbox.sql
+-- Calls: manette.rule_lookup, manette.rules_sandbox_problem, manette.shipped_rule_sets
 CREATE OR REPLACE FUNCTION manette.rules_problem(rules text, teams integer, per_team integer)
  RETURNS text
  LANGUAGE plpgsql

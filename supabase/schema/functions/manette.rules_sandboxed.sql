@@ -2,6 +2,7 @@
 
 -- manette.rules_sandboxed(fn regprocedure, partie jsonb, joueur_id uuid, action text, donnees jsonb)
 -- Current definition from supabase/migrations/20261123000200_hardening_rules_sandbox.sql
+-- Calls: manette.rules_sandbox_problem
 CREATE OR REPLACE FUNCTION manette.rules_sandboxed(fn regprocedure, partie jsonb, joueur_id uuid, action text, donnees jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -2,6 +2,7 @@
 
 -- manette.table_check_donnees(columns jsonb, donnees jsonb, partial boolean)
 -- Current definition from supabase/migrations/20261122000300_data_tables.sql
+-- Calls: manette.fail, manette.table_max_integer, manette.table_timestamp
 CREATE OR REPLACE FUNCTION manette.table_check_donnees(columns jsonb, donnees jsonb, partial boolean)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -2,6 +2,7 @@
 
 -- manette.table_filter_keys(data jsonb)
 -- Current definition from supabase/migrations/20261122000300_data_tables.sql
+-- Calls: manette.table_filter_key
 CREATE OR REPLACE FUNCTION manette.table_filter_keys(data jsonb)
  RETURNS SETOF uuid
  LANGUAGE sql

@@ -2,6 +2,7 @@
 
 -- manette.table_filter_value(column_type text, raw text)
 -- Current definition from supabase/migrations/20261122000300_data_tables.sql
+-- Calls: manette.table_max_integer, manette.table_timestamp
 CREATE OR REPLACE FUNCTION manette.table_filter_value(column_type text, raw text)
  RETURNS jsonb
  LANGUAGE plpgsql

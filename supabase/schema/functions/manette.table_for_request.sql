@@ -2,6 +2,7 @@
 
 -- manette.table_for_request(caller manette.caller, table_name text, access text)
 -- Current definition from supabase/migrations/20261122000300_data_tables.sql
+-- Calls: manette.fail
 CREATE OR REPLACE FUNCTION manette.table_for_request(caller manette.caller, table_name text, access text)
  RETURNS manette.data_tables
  LANGUAGE plpgsql

@@ -2,6 +2,7 @@
 
 -- manette.table_row_json(r manette.table_rows, columns jsonb)
 -- Current definition from supabase/migrations/20261122000300_data_tables.sql
+-- Calls: manette.iso
 CREATE OR REPLACE FUNCTION manette.table_row_json(r manette.table_rows, columns jsonb)
  RETURNS jsonb
  LANGUAGE sql

@@ -2,6 +2,7 @@
 
 -- manette.table_rows_sync_filters()
 -- Current definition from supabase/migrations/20261122000300_data_tables.sql
+-- Calls: manette.table_filter_keys
 CREATE OR REPLACE FUNCTION manette.table_rows_sync_filters()
  RETURNS trigger
  LANGUAGE plpgsql

@@ -2,6 +2,7 @@
 
 -- manette.table_timestamp(raw text)
 -- Current definition from supabase/migrations/20261122000300_data_tables.sql
+-- Calls: manette.iso
 CREATE OR REPLACE FUNCTION manette.table_timestamp(raw text)
  RETURNS text
  LANGUAGE plpgsql

@@ -2,6 +2,7 @@
 
 -- manette.upload_failed(reason text, http_status integer)
 -- Current definition from supabase/migrations/20261122000400_storage.sql
+-- Calls: manette.fail
 CREATE OR REPLACE FUNCTION manette.upload_failed(reason text, http_status integer)
  RETURNS void
  LANGUAGE sql

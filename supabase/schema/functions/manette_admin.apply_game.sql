@@ -2,6 +2,7 @@
 
 -- manette_admin.apply_game(game_config jsonb, candidate_key text)
 -- Current definition from supabase/migrations/20261122000100_foundation.sql
+-- Calls: manette_admin.expand_game
 CREATE OR REPLACE FUNCTION manette_admin.apply_game(game_config jsonb, candidate_key text)
  RETURNS jsonb
  LANGUAGE plpgsql

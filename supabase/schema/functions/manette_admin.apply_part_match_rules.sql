@@ -2,6 +2,7 @@
 
 -- manette_admin.apply_part_match_rules(game_id uuid, config jsonb)
 -- Current definition from supabase/migrations/20261122000800_matches.sql
+-- Calls: manette.rules_problem
 CREATE OR REPLACE FUNCTION manette_admin.apply_part_match_rules(game_id uuid, config jsonb)
  RETURNS void
  LANGUAGE plpgsql

@@ -2,6 +2,7 @@
 
 -- manette_admin.apply_part_tables(game_id uuid, config jsonb)
 -- Current definition from supabase/migrations/20261122000300_data_tables.sql
+-- Calls: manette_admin.sync_table_rows_partition
 CREATE OR REPLACE FUNCTION manette_admin.apply_part_tables(game_id uuid, config jsonb)
  RETURNS void
  LANGUAGE plpgsql

@@ -2,6 +2,7 @@
 
 -- manette_admin.game_id_of(slug text)
 -- Current definition from supabase/migrations/20261124000100_admin_commands.sql
+-- Calls: manette.fail
 CREATE OR REPLACE FUNCTION manette_admin.game_id_of(slug text)
  RETURNS uuid
  LANGUAGE plpgsql

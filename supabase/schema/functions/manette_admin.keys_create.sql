@@ -2,6 +2,7 @@
 
 -- manette_admin.keys_create(game_slug text, new_key text)
 -- Current definition from supabase/migrations/20261124000100_admin_commands.sql
+-- Calls: manette.iso, manette_admin.game_id_of
 CREATE OR REPLACE FUNCTION manette_admin.keys_create(game_slug text, new_key text)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -2,6 +2,7 @@
 
 -- manette_admin.keys_revoke(game_slug text, revoked_key text)
 -- Current definition from supabase/migrations/20261124000100_admin_commands.sql
+-- Calls: manette.fail, manette.iso, manette_admin.game_id_of
 CREATE OR REPLACE FUNCTION manette_admin.keys_revoke(game_slug text, revoked_key text)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -2,6 +2,7 @@
 
 -- manette_admin.match_show(game_slug text, ref text)
 -- Current definition from supabase/migrations/20261124000100_admin_commands.sql
+-- Calls: manette.fail, manette.iso, manette.match_json, manette.table_row_id, manette_admin.game_id_of
 CREATE OR REPLACE FUNCTION manette_admin.match_show(game_slug text, ref text)
  RETURNS jsonb
  LANGUAGE plpgsql

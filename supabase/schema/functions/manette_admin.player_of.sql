@@ -2,6 +2,7 @@
 
 -- manette_admin.player_of(game_id uuid, who text)
 -- Current definition from supabase/migrations/20261124000100_admin_commands.sql
+-- Calls: manette.fail, manette.pseudo_key, manette.table_row_id
 CREATE OR REPLACE FUNCTION manette_admin.player_of(game_id uuid, who text)
  RETURNS manette.players
  LANGUAGE plpgsql

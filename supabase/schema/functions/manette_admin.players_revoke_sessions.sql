@@ -2,6 +2,7 @@
 
 -- manette_admin.players_revoke_sessions(game_slug text, who text)
 -- Current definition from supabase/migrations/20261124000100_admin_commands.sql
+-- Calls: manette_admin.game_id_of, manette_admin.player_of
 CREATE OR REPLACE FUNCTION manette_admin.players_revoke_sessions(game_slug text, who text)
  RETURNS jsonb
  LANGUAGE plpgsql

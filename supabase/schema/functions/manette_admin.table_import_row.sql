@@ -2,6 +2,7 @@
 
 -- manette_admin.table_import_row(columns jsonb, donnees jsonb, from_cells boolean)
 -- Current definition from supabase/migrations/20261124000100_admin_commands.sql
+-- Calls: manette.fail, manette.table_check_donnees, manette.table_filter_value, manette.table_without_nulls
 CREATE OR REPLACE FUNCTION manette_admin.table_import_row(columns jsonb, donnees jsonb, from_cells boolean)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -2,6 +2,7 @@
 
 -- manette_admin.table_rows_import(game_slug text, table_name text, lignes jsonb, from_cells boolean, line_numbers integer[])
 -- Current definition from supabase/migrations/20261124000100_admin_commands.sql
+-- Calls: manette.fail, manette_admin.game_id_of, manette_admin.table_import_row
 CREATE OR REPLACE FUNCTION manette_admin.table_rows_import(game_slug text, table_name text, lignes jsonb, from_cells boolean DEFAULT false, line_numbers integer[] DEFAULT NULL::integer[])
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -2,6 +2,7 @@
 
 -- manette_admin.table_rows_insert(game_id uuid, table_name text, donnees jsonb)
 -- Current definition from supabase/migrations/20261122000300_data_tables.sql
+-- Calls: manette.fail, manette.table_check_donnees, manette.table_row_json, manette.table_without_nulls
 CREATE OR REPLACE FUNCTION manette_admin.table_rows_insert(game_id uuid, table_name text, donnees jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -2,6 +2,7 @@
 
 -- manette_realtime.can_read(topic text)
 -- Current definition from supabase/migrations/20261123000100_realtime_rooms.sql
+-- Calls: manette_realtime.token_game, manette_realtime.token_player, manette_realtime.topic_id
 CREATE OR REPLACE FUNCTION manette_realtime.can_read(topic text)
  RETURNS boolean
  LANGUAGE plpgsql

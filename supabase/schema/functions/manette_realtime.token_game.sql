@@ -2,6 +2,7 @@
 
 -- manette_realtime.token_game()
 -- Current definition from supabase/migrations/20261123000100_realtime_rooms.sql
+-- Calls: manette_realtime.token_claims
 CREATE OR REPLACE FUNCTION manette_realtime.token_game()
  RETURNS uuid
  LANGUAGE sql

@@ -2,6 +2,7 @@
 
 -- manette_realtime.token_player()
 -- Current definition from supabase/migrations/20261123000100_realtime_rooms.sql
+-- Calls: manette_realtime.token_claims
 CREATE OR REPLACE FUNCTION manette_realtime.token_player()
  RETURNS uuid
  LANGUAGE sql
