@@ -69,6 +69,8 @@ export const GameConfig = z.strictObject({
   stockage: z.strictObject({
     taille_max_fichier: z.number().int().min(1).max(2 * 1024 * 1024).default(1024 * 1024),
     quota_joueur: z.number().int().min(1).default(10 * 1024 * 1024),
+    // Files per player: empty files cost no bytes against quota_joueur.
+    fichiers_max: z.number().int().min(1).max(1_000_000).default(1000),
   }).optional(),
   tables: z.record(Name, Table).default({}),
   classements: z.record(Slug, Leaderboard).default({}),
