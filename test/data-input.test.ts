@@ -4,6 +4,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, EDGE, startTestApp, type TestApp } from './support/harness.js';
+import { parseGameConfig } from '../api/config/game-config.js';
 
 let app: TestApp;
 let key: string;
@@ -35,6 +36,14 @@ describe('__proto__, constructor and prototype', () => {
       const r = await api.get(`/tables/messages?${name}=x`, { token: alice.token });
       expect([r.status, r.body.error], name).toEqual([400, 'invalid_query']);
       expect(r.body.details?.[0]?.champ, name).toBe(name);
+    }
+  });
+
+  it('no table column may have these names (they could not be filtered on)', () => {
+    for (const name of ['__proto__', 'constructor', 'prototype']) {
+      const parsed = parseGameConfig(JSON.parse(`{"jeu": "x", "nom": "X", "tables": {"t": {"colonnes": {"${name}": {"type": "text"}}, "lecture": "public", "ecriture": "joueurs"}}}`), 'en');
+      expect(parsed.ok, name).toBe(false);
+      if (!parsed.ok) expect(parsed.error, name).toMatch(/reserved name \(__proto__, constructor, prototype\)/);
     }
   });
 

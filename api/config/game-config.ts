@@ -17,7 +17,10 @@ const Table = z.strictObject({
   colonnes: z.record(Name, Column).refine((c) => Object.keys(c).length >= 1 && Object.keys(c).length <= 64,
     'de 1 à 64 colonnes')
     .refine((c) => !Object.keys(c).some((k) => RESERVED_COLUMNS.includes(k)),
-      `${RESERVED_COLUMNS.join(', ')} sont réservés`),
+      `${RESERVED_COLUMNS.join(', ')} sont réservés`)
+    // A query parameter with one of these names is invalid_query (api/app.ts): no filter on them.
+    .refine((c) => !Object.keys(c).some((k) => ['__proto__', 'constructor', 'prototype'].includes(k)),
+      'nom réservé (__proto__, constructor, prototype)'),
   lecture: z.enum(['public', 'joueurs', 'proprietaire']),
   ecriture: z.enum(['joueurs', 'serveur']),
 });

@@ -97,6 +97,8 @@ const DETAIL_MESSAGES: ReadonlyArray<readonly [fr: string, en: string]> = [
   ['valeur de clé déjà donnée plus haut dans le fichier', 'key value already given earlier in the file'],
   ['plusieurs lignes de la table ont cette valeur de clé', 'several rows of the table have this key value'],
   ['--id ou --all attendu', '--id or --all expected'],
+  // Game config and the façade's edge checks (api/app.ts): names JavaScript objects give a meaning to.
+  ['nom réservé (__proto__, constructor, prototype)', 'reserved name (__proto__, constructor, prototype)'],
   ['ligne introuvable : %s', 'row not found: %s'],
   // Data tables: query strings (api.table_list).
   ['entier de 1 à 200 attendu', 'integer from 1 to 200 expected'],
