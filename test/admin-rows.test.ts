@@ -201,4 +201,20 @@ describe('audit trail', () => {
     const last = await app.sql<{ db_user: string }>('select db_user from manette.admin_audit order by id desc limit 1');
     expect(last[0]!.db_user).toBe(new URL(app.databaseUrl).username);
   });
+
+  it('key creation and revocation and a player’s revoked sessions leave a line too; a revoke that changes nothing does not', async () => {
+    const before = (await audit()).length;
+    const created = await cliJson(['keys', 'create', 'rows']);
+    expect(created.code, created.stderr).toBe(0);
+    const cle = created.body.data.cle as string;
+    expect((await cliJson(['keys', 'revoke', 'rows', cle])).code).toBe(0);
+    expect((await cliJson(['keys', 'revoke', 'rows', cle])).body.data.deja_revoquee).toBe(true);
+    const bob = await client(app.baseUrl, key).register('bob');
+    expect((await cliJson(['players', 'revoke-sessions', 'rows', 'bob'])).code).toBe(0);
+    expect((await audit()).slice(before)).toEqual([
+      { command: 'keys create', cle },
+      { command: 'keys revoke', cle },
+      { command: 'players revoke-sessions', joueur_id: bob.data.joueur.id, pseudo: 'bob', sessions_revoquees: 1 },
+    ]);
+  });
 });
