@@ -138,7 +138,7 @@ begin
       from input i
     )
     select coalesce(jsonb_agg(jsonb_build_object('champ',
-             format('lignes[%s].donnees.%s', coalesce(line_numbers[p.ord], p.ord), key_column), 'message', p.message)
+             format('lignes[%s].donnees.%s', coalesce(line_numbers[p.ord], p.ord), key_column), 'message', message)
              order by p.ord) filter (where p.rn <= 100), '[]'::jsonb),
            count(*) filter (where p.rn > 100)
       into issues, hidden
