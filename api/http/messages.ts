@@ -91,12 +91,12 @@ const DETAIL_MESSAGES: ReadonlyArray<readonly [fr: string, en: string]> = [
   ['100000 lignes au plus', 'at most 100000 rows'],
   ['autres erreurs non affichées : %s', 'more errors not shown: %s'],
   // Data tables: import --replace / --cle and rows delete (manette_admin.table_rows_import, table_rows_delete).
-  ['--replace et --cle ne vont pas ensemble', '--replace and --cle do not go together'],
+  ['replace et cle ne vont pas ensemble', 'replace and cle do not go together'],
   ['colonne déclarée attendue', 'declared column expected'],
   ['valeur requise pour la colonne clé', 'value required for the key column'],
   ['valeur de clé déjà donnée plus haut dans le fichier', 'key value already given earlier in the file'],
   ['plusieurs lignes de la table ont cette valeur de clé', 'several rows of the table have this key value'],
-  ['--id ou --all attendu', '--id or --all expected'],
+  ['id ou all attendu', 'id or all expected'],
   // Game config and the façade's edge checks (api/app.ts): names JavaScript objects give a meaning to.
   ['nom réservé (__proto__, constructor, prototype)', 'reserved name (__proto__, constructor, prototype)'],
   ['ligne introuvable : %s', 'row not found: %s'],

@@ -85,7 +85,7 @@ begin
   end if;
   if replace_rows and key_column is not null then
     perform manette.fail('validation_failed', 400,
-      '{"details": [{"champ": "cle", "message": "--replace et --cle ne vont pas ensemble"}]}');
+      '{"details": [{"champ": "cle", "message": "replace et cle ne vont pas ensemble"}]}');
   end if;
   if key_column is not null and not (t.columns ? key_column) then
     perform manette.fail('validation_failed', 400, jsonb_build_object('details', jsonb_build_array(
@@ -223,7 +223,7 @@ begin
     perform manette.fail('forbidden', 403, '{"reason": "ecriture_joueurs"}');
   end if;
   if delete_all = (row_ids is not null) or cardinality(row_ids) = 0 then
-    perform manette.fail('validation_failed', 400, '{"details": [{"champ": "id", "message": "--id ou --all attendu"}]}');
+    perform manette.fail('validation_failed', 400, '{"details": [{"champ": "id", "message": "id ou all attendu"}]}');
   end if;
 
   perform pg_advisory_xact_lock(hashtextextended('manette_admin.table_rows:' || t.id::text, 0));
