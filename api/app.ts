@@ -28,6 +28,9 @@ export function createApp(deps: Deps, logger: Logger): express.Express {
   app.set('trust proxy', deps.settings.TRUST_PROXY);
 
   app.use(requestLog(logger));
+  // Every answer is what its Content-Type says (JSON, an avatar image, the SDK's files):
+  // browsers must not sniff another type out of it (a player's upload as HTML).
+  app.use((_req, res, next) => { res.setHeader('X-Content-Type-Options', 'nosniff'); next(); });
 
   // Origins are checked per game inside the database (games.allowed_origins), so the
   // preflight, which carries no key, is answered for every origin.
@@ -106,15 +109,24 @@ function handle(route: RouteDef<unknown, unknown, unknown>, deps: Deps, knownKey
       if (route.auth !== 'public' && !ctx.key) throw ERRORS.missingKey();
       if (route.auth === 'player' && !ctx.token) throw ERRORS.missingPlayer();
       const l = ctx.lang ?? 'fr';
-      // Postgres text cannot hold U+0000: refused here, once, like any other bad value.
-      if (nulPath(req.params) !== undefined) throw (route.notFound ?? ERRORS.notFound)();
+      // Postgres text cannot hold U+0000: refused here, once, like any other bad value. A
+      // parameter SQL checks itself (a row id) is sent as '', which names nothing, so SQL
+      // answers in its own order (table_not_found first, then row_not_found).
+      const rawParams: Record<string, unknown> = { ...req.params };
+      for (const [name, value] of Object.entries(rawParams)) {
+        if (nulPath(value) === undefined) continue;
+        if (!route.checkedInSql?.includes(name)) throw (route.notFound ?? ERRORS.notFound)();
+        rawParams[name] = '';
+      }
       // Express parses the query string again at every read of req.query: once here.
       const rawQuery: unknown = req.query;
       const inQuery = nulPath(rawQuery);
       if (inQuery !== undefined) throw ERRORS.invalidQuery([{ champ: inQuery, message: NUL_MESSAGE[l] }]);
-      const inBody = route.body && !route.bodyError ? nulPath(req.body) : undefined;
-      if (inBody !== undefined) throw ERRORS.validationFailed([{ champ: inBody, message: NUL_MESSAGE[l] }]);
-      const params = parse(route.params, req.params, route.notFound ?? ERRORS.notFound, l);
+      const reservedParam = reservedKeyIn(rawQuery);
+      if (reservedParam !== undefined) throw ERRORS.invalidQuery([{ champ: reservedParam, message: RESERVED_MESSAGE[l] }]);
+      const inBody = route.body && !route.bodyError ? badValueIn(req.body) : undefined;
+      if (inBody !== undefined) throw ERRORS.validationFailed([{ champ: inBody.champ, message: BAD_VALUE_MESSAGES[inBody.kind][l] }]);
+      const params = parse(route.params, rawParams, route.notFound ?? ERRORS.notFound, l);
       const query = parse(route.query, rawQuery, ERRORS.invalidQuery, l);
       const body = route.body ? parse(route.body, req.body ?? {}, route.bodyError ?? ERRORS.validationFailed, l) : undefined;
       // Idempotency-Key, on the routes that take one: callApi then goes through api.idempotent.
@@ -172,6 +184,52 @@ function isSqlVerdictOnKey(err: unknown): boolean {
 }
 
 const NUL_MESSAGE = { fr: 'le caractère U+0000 n’est pas accepté', en: 'the U+0000 character is not accepted' };
+const RESERVED_MESSAGE = { fr: 'nom réservé (__proto__, constructor, prototype)', en: 'reserved name (__proto__, constructor, prototype)' };
+const BAD_VALUE_MESSAGES = {
+  nul: NUL_MESSAGE,
+  surrogate: { fr: 'texte Unicode invalide (demi-codet isolé)', en: 'invalid Unicode text (lone surrogate)' },
+  // What leaderboards answer for 1e309 (JSON.parse gives Infinity, which JSON.stringify would turn into null).
+  number: { fr: 'nombre fini attendu', en: 'finite number expected' },
+  reserved: RESERVED_MESSAGE,
+};
+
+/** Names no query parameter may have: JavaScript's own object members. */
+const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The first query parameter named __proto__, constructor or prototype; undefined if none. */
+function reservedKeyIn(query: unknown): string | undefined {
+  if (query === null || typeof query !== 'object') return undefined;
+  return Object.keys(query).find((k) => RESERVED_NAMES.has(k));
+}
+
+/**
+ * The first value of a parsed JSON body that cannot be stored as sent, and why: U+0000 or
+ * a lone surrogate in a string or key (Postgres and UTF-8 cannot hold them; a password
+ * would be hashed as U+FFFD), a number JSON.parse made infinite (1e309), a `__proto__`
+ * key (which JavaScript objects drop or treat as their prototype). Iterative.
+ */
+export function badValueIn(value: unknown): { champ: string; kind: keyof typeof BAD_VALUE_MESSAGES } | undefined {
+  const stack: Array<[unknown, string]> = [[value, '']];
+  const textIssue = (s: string) => (s.includes('\u0000') ? 'nul' : LONE_SURROGATE.test(s) ? 'surrogate' : undefined);
+  while (stack.length > 0) {
+    const [v, at] = stack.pop()!;
+    if (typeof v === 'string') {
+      const kind = textIssue(v);
+      if (kind) return { champ: at, kind };
+    } else if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return { champ: at, kind: 'number' };
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, child] of Object.entries(v)) {
+        const childPath = at === '' ? k : `${at}.${k}`;
+        const kind = k === '__proto__' ? 'reserved' : textIssue(k);
+        if (kind) return { champ: childPath, kind };
+        stack.push([child, childPath]);
+      }
+    }
+  }
+  return undefined;
+}
 
 /** The path (a.b.0) of the first string or key holding U+0000, '' for the root; undefined if none. Iterative. */
 export function nulPath(value: unknown): string | undefined {

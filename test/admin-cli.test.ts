@@ -92,7 +92,8 @@ describe('manette import', () => {
     const f = await file('notes.json', JSON.stringify([{ texte: 'un', rang: 1 }, { texte: 'deux', rang: 2 }, { texte: 'trois' }]));
     const r = await cliJson(['import', 'adm-tables', 'notes', f]);
     expect(r.code).toBe(0);
-    expect(r.body).toEqual({ ok: true, data: { jeu: 'adm-tables', table: 'notes', importees: 3, ids: expect.any(Array) } });
+    expect(r.body).toEqual({ ok: true, data: { jeu: 'adm-tables', table: 'notes', importees: 3, inserees: 3, mises_a_jour: 0, supprimees: 0,
+      ids: expect.any(Array) } });
     const listed = await api().get('/tables/notes');
     expect(listed.body.data.map((row: any) => row.id)).toEqual(r.body.data.ids);
     expect(listed.body.data.every((row: any) => row.joueur_id === null)).toBe(true);

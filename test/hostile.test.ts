@@ -77,7 +77,7 @@ describe('U+0000 is refused at the edge, once, like any other bad value', () => 
     const q = await api.get('/tables/notes?texte=%00', { token: player.token });
     expect(q.status).toBe(400);
     envelope(q.body, 'invalid_query');
-    for (const [url, code] of [['/tables/no%00tes', 'table_not_found'], ['/tables/notes/a%00b', 'table_not_found'],
+    for (const [url, code] of [['/tables/no%00tes', 'table_not_found'], ['/tables/notes/a%00b', 'row_not_found'],
       ['/storage/files/a%00b', 'file_not_found'], ['/leaderboards/a%00b/scores', 'leaderboard_not_found']]) {
       const p = await api.get(url!, { token: player.token });
       expect(p.status, url).toBe(404);

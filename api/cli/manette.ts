@@ -1,6 +1,6 @@
 // The `manette` command. One file per command under commands/: start and apply; init,
 // test, supabase-migrations and supabase-function for a studio's folder; the admin
-// commands (import, keys, players, match). Texts follow the user's locale (locale.ts).
+// commands (import, rows, keys, players, match). Texts follow the user's locale (locale.ts).
 import { Command } from 'commander';
 import { z } from 'zod';
 import { cliLang } from './locale.js';
@@ -9,6 +9,7 @@ import { resolveProject } from './project.js';
 import { registerStart } from './commands/start.js';
 import { registerApply } from './commands/apply.js';
 import { registerImport } from './commands/import.js';
+import { registerRows } from './commands/rows.js';
 import { registerKeys } from './commands/keys.js';
 import { registerPlayers } from './commands/players.js';
 import { registerMatch } from './commands/match.js';
@@ -31,6 +32,7 @@ const program = new Command('manette')
 registerStart(program, ctx);
 registerApply(program, ctx);
 registerImport(program, ctx);
+registerRows(program, ctx);
 registerKeys(program, ctx);
 registerPlayers(program, ctx);
 registerMatch(program, ctx);

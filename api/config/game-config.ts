@@ -17,7 +17,10 @@ const Table = z.strictObject({
   colonnes: z.record(Name, Column).refine((c) => Object.keys(c).length >= 1 && Object.keys(c).length <= 64,
     'de 1 à 64 colonnes')
     .refine((c) => !Object.keys(c).some((k) => RESERVED_COLUMNS.includes(k)),
-      `${RESERVED_COLUMNS.join(', ')} sont réservés`),
+      `${RESERVED_COLUMNS.join(', ')} sont réservés`)
+    // A query parameter with one of these names is invalid_query (api/app.ts): no filter on them.
+    .refine((c) => !Object.keys(c).some((k) => ['__proto__', 'constructor', 'prototype'].includes(k)),
+      'nom réservé (__proto__, constructor, prototype)'),
   lecture: z.enum(['public', 'joueurs', 'proprietaire']),
   ecriture: z.enum(['joueurs', 'serveur']),
 });
@@ -69,6 +72,8 @@ export const GameConfig = z.strictObject({
   stockage: z.strictObject({
     taille_max_fichier: z.number().int().min(1).max(2 * 1024 * 1024).default(1024 * 1024),
     quota_joueur: z.number().int().min(1).default(10 * 1024 * 1024),
+    // Files per player: empty files cost no bytes against quota_joueur.
+    fichiers_max: z.number().int().min(1).max(1_000_000).default(1000),
   }).optional(),
   tables: z.record(Name, Table).default({}),
   classements: z.record(Slug, Leaderboard).default({}),
@@ -108,9 +113,30 @@ export type GameConfig = z.infer<typeof GameConfig>;
 /** A readable error naming the field, or the parsed config. Zod's own texts follow its
  *  configured locale (the CLI sets it); ours are translated like the API's details. */
 export function parseGameConfig(raw: unknown, lang: Lang = 'fr'): { ok: true; config: GameConfig } | { ok: false; error: string } {
+  // zod drops a `__proto__` key silently (a column would vanish): refused by name first.
+  const proto = protoKeyPath(raw);
+  if (proto !== undefined) {
+    return { ok: false, error: `${lang === 'fr' ? 'fichier de jeu invalide :' : 'invalid game file:'}\n  ${proto}: `
+      + detailMessageFor('nom réservé (__proto__, constructor, prototype)', lang) };
+  }
   const parsed = GameConfig.safeParse(raw);
   if (parsed.success) return { ok: true, config: parsed.data };
   const root = lang === 'fr' ? '(racine)' : '(root)';
   const lines = parsed.error.issues.map((i) => `  ${i.path.length ? i.path.map(String).join('.') : root}: ${detailMessageFor(i.message, lang)}`);
   return { ok: false, error: `${lang === 'fr' ? 'fichier de jeu invalide :' : 'invalid game file:'}\n${lines.join('\n')}` };
+}
+
+/** The path (a.b.__proto__) of the first `__proto__` key of a parsed JSON value; undefined if none. */
+function protoKeyPath(value: unknown): string | undefined {
+  const stack: Array<[unknown, string]> = [[value, '']];
+  while (stack.length > 0) {
+    const [v, at] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    for (const [k, child] of Object.entries(v)) {
+      const path = at === '' ? k : `${at}.${k}`;
+      if (k === '__proto__') return path;
+      stack.push([child, path]);
+    }
+  }
+  return undefined;
 }

@@ -48,6 +48,10 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
 
   // Reasons (`reason` beside upload_failed, action_refusee and validation_failed).
   'validation_failed.import': { fr: 'Lignes invalides : rien n’a été importé.', en: 'Invalid rows: nothing was imported.' },
+  'forbidden.ecriture_joueurs': {
+    fr: 'Cette table est écrite par les joueurs (ecriture: joueurs) : manette rows delete ne vaut que pour les tables ecriture: serveur.',
+    en: 'This table is written by players (ecriture: joueurs): manette rows delete is for ecriture: serveur tables only.',
+  },
   'upload_failed.fichier_existe': { fr: 'Un fichier porte déjà ce nom.', en: 'A file with this name already exists.' },
   'upload_failed.trop_volumineux': { fr: 'Le fichier est trop volumineux.', en: 'The file is too large.' },
   'upload_failed.quota_depasse': { fr: 'Ton espace de stockage est plein.', en: 'Your storage space is full.' },
@@ -86,6 +90,16 @@ const DETAIL_MESSAGES: ReadonlyArray<readonly [fr: string, en: string]> = [
   ['tableau attendu', 'array expected'],
   ['100000 lignes au plus', 'at most 100000 rows'],
   ['autres erreurs non affichées : %s', 'more errors not shown: %s'],
+  // Data tables: import --replace / --cle and rows delete (manette_admin.table_rows_import, table_rows_delete).
+  ['replace et cle ne vont pas ensemble', 'replace and cle do not go together'],
+  ['colonne déclarée attendue', 'declared column expected'],
+  ['valeur requise pour la colonne clé', 'value required for the key column'],
+  ['valeur de clé déjà donnée plus haut dans le fichier', 'key value already given earlier in the file'],
+  ['plusieurs lignes de la table ont cette valeur de clé', 'several rows of the table have this key value'],
+  ['id ou all attendu', 'id or all expected'],
+  // Game config and the façade's edge checks (api/app.ts): names JavaScript objects give a meaning to.
+  ['nom réservé (__proto__, constructor, prototype)', 'reserved name (__proto__, constructor, prototype)'],
+  ['ligne introuvable : %s', 'row not found: %s'],
   // Data tables: query strings (api.table_list).
   ['entier de 1 à 200 attendu', 'integer from 1 to 200 expected'],
   ['entier positif ou nul attendu', 'non-negative integer expected'],

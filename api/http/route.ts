@@ -44,6 +44,9 @@ export interface RouteDef<B = unknown, Q = unknown, P = unknown> {
   params?: z.ZodType<P>;
   /** The error for a path parameter that can name nothing, e.g. one holding U+0000 (default: not_found). */
   notFound?: () => ApiError;
+  /** Path parameters SQL checks itself after the others (a row id): one holding U+0000 is
+   *  sent as '', which names nothing, instead of answering `notFound` at once. */
+  checkedInSql?: readonly string[];
   /** The error for a body that fails `body` (default: validation_failed with details). A route
    *  with its own body error also checks its strings itself (U+0000 included). */
   bodyError?: (issues: FieldIssue[]) => ApiError;

@@ -13,7 +13,9 @@ import { adminCall, answer, jsonHelp, type CommandContext } from '../output.js';
 export const MAX_IMPORT_BYTES = 50 * 1024 * 1024;
 export const MAX_IMPORT_ROWS = 100_000;
 
-export interface ImportResult { jeu: string; table: string; importees: number; ids: string[] }
+export interface ImportResult {
+  jeu: string; table: string; importees: number; inserees: number; mises_a_jour: number; supprimees: number; ids: string[];
+}
 
 /** What the file holds: the rows, and for CSV (cells as strings) the file line of each row. */
 export interface ImportInput { rows: unknown[]; cells: boolean; lines?: number[] }
@@ -25,20 +27,44 @@ export function registerImport(program: Command, ctx: CommandContext): void {
     .argument('<table>', fr ? 'la table de données' : 'the data table')
     .argument('<file>', fr ? 'un tableau JSON d’objets, ou un CSV avec une ligne d’en-tête' : 'a JSON array of objects, or a CSV file with a header line')
     .option('--format <format>', fr ? 'json ou csv (par défaut : l’extension du fichier)' : 'json or csv (default: the file’s extension)')
+    .option('--replace', fr
+      ? 'remplace les lignes sans propriétaire de la table par celles du fichier (toutes celles d’une table ecriture: serveur)'
+      : 'replace the table’s rows without owner by the file’s (all of them in an ecriture: serveur table)')
+    .option('--cle <colonne>', fr
+      ? 'met à jour les lignes dont cette colonne a la même valeur qu’une ligne du fichier, ajoute les autres'
+      : 'update the rows whose value in this column matches a row of the file, insert the others')
     .option('--json', jsonHelp(ctx.lang))
     .description(fr
       ? 'importe des lignes dans une table du jeu, tout ou rien (vérifiées comme par l’API)'
       : 'import rows into a table of the game, all or nothing (checked as the API checks them)')
-    .action(async (jeu: string, table: string, file: string, opts: { format?: string; json?: boolean }) => {
+    .action(async (jeu: string, table: string, file: string, opts: { format?: string; replace?: boolean; cle?: string; json?: boolean }) => {
       await answer(ctx, !!opts.json, async () => {
+        if (opts.replace && opts.cle !== undefined) {
+          throw new CliError(say({ fr: '--replace et --cle ne vont pas ensemble : choisis l’un ou l’autre',
+            en: '--replace and --cle do not go together: choose one' }, ctx.lang));
+        }
         const input = await readImportFile(file, opts.format, ctx.lang);
-        return adminCall<ImportResult>(ctx, 'select manette_admin.table_rows_import($1, $2, $3::jsonb, $4, $5::integer[]) as r',
-          [jeu, table, JSON.stringify(input.rows), input.cells, input.lines ?? null]);
-      }, (r) => say(r.importees === 1
-        ? { fr: '1 ligne importée dans la table {table} du jeu {jeu}.', en: '1 row imported into table {table} of game {jeu}.' }
-        : { fr: '{n} lignes importées dans la table {table} du jeu {jeu}.', en: '{n} rows imported into table {table} of game {jeu}.' },
-      ctx.lang, { n: r.importees, table: r.table, jeu: r.jeu }));
+        return adminCall<ImportResult>(ctx,
+          'select manette_admin.table_rows_import($1, $2, $3::jsonb, $4, $5::integer[], $6, $7) as r',
+          [jeu, table, JSON.stringify(input.rows), input.cells, input.lines ?? null, !!opts.replace, opts.cle ?? null]);
+      }, (r) => importSummary(r, ctx.lang));
     });
+}
+
+/** `n lignes importées dans ...`, then what changed beside the insertions, if anything. */
+function importSummary(r: ImportResult, lang: Lang): string {
+  const line = say(r.importees === 1
+    ? { fr: '1 ligne importée dans la table {table} du jeu {jeu}.', en: '1 row imported into table {table} of game {jeu}.' }
+    : { fr: '{n} lignes importées dans la table {table} du jeu {jeu}.', en: '{n} rows imported into table {table} of game {jeu}.' },
+  lang, { n: r.importees, table: r.table, jeu: r.jeu });
+  const parts: string[] = [];
+  if (r.mises_a_jour > 0) {
+    parts.push(say({ fr: '{i} ajoutée(s), {u} mise(s) à jour', en: '{i} inserted, {u} updated' }, lang, { i: r.inserees, u: r.mises_a_jour }));
+  }
+  if (r.supprimees > 0) {
+    parts.push(say({ fr: '{d} ancienne(s) ligne(s) remplacée(s)', en: '{d} previous row(s) replaced' }, lang, { d: r.supprimees }));
+  }
+  return parts.length === 0 ? line : `${line} (${parts.join(' ; ')})`;
 }
 
 /** Reads and parses the file; every problem with it is a CliError naming the file. */

@@ -12,8 +12,9 @@ export default defineRoute({
   path: '/players/login',
   tag: 'Joueurs',
   summary: 'Se connecter (identifiant = pseudo ou e-mail, ou champ email)',
-  description: 'Au plus 10 échecs par identifiant et par adresse du client en 15 minutes, et 100 par '
-    + 'identifiant toutes adresses confondues (`too_many_attempts`). Un pseudo se compare sans la casse, '
+  description: 'Au plus 10 échecs par compte et par adresse du client en 15 minutes, et 100 par '
+    + 'compte toutes adresses confondues (`too_many_attempts`), que l’identifiant soit le pseudo ou l’e-mail '
+    + '(un identifiant qui ne désigne aucun compte compte pour lui-même). Un pseudo se compare sans la casse, '
     + 'après normalisation NFC.',
   auth: 'key',
   body: z.object({

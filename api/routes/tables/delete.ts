@@ -15,6 +15,7 @@ export default defineRoute({
   auth: 'key',
   params: RowParams,
   notFound: ERRORS.tableNotFound,
+  checkedInSql: ['id'],
   response: z.object({ data: Ligne }),
   handler: ({ params, ctx, deps }) => passApi(deps.pool, 'tables_delete', ctx, { table: params.nomTable, id: params.id }),
 });

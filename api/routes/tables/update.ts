@@ -16,6 +16,7 @@ export default defineRoute({
   auth: 'key',
   params: RowParams,
   notFound: ERRORS.tableNotFound,
+  checkedInSql: ['id'],
   body: Donnees,
   response: z.object({ data: Ligne }),
   handler: ({ params, body, ctx, deps }) =>

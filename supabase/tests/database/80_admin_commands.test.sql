@@ -67,7 +67,8 @@ reset role;
 set local role manette_admin;
 select is(manette_admin.table_rows_import('adm-a', 'catalogue',
     '[{"nom": "Épée", "prix": 120, "sortie": "2025-01-31T12:00:00+02:00"}, {"nom": "Bouclier", "poids": null}]') - 'ids',
-  '{"jeu": "adm-a", "table": "catalogue", "importees": 2}', 'a JSON import returns how many rows it wrote');
+  '{"jeu": "adm-a", "table": "catalogue", "importees": 2, "inserees": 2, "mises_a_jour": 0, "supprimees": 0}',
+  'a JSON import returns how many rows it wrote');
 reset role;
 select is(array(select r.data from manette.table_rows r join manette.data_tables t on t.id = r.table_id
                 where t.name = 'catalogue' order by r.created_at),
@@ -131,7 +132,8 @@ select is(pg_temp.failure($$ select manette_admin.table_rows_import('adm-a', 'ca
 select is(pg_temp.failure(format($$ select manette_admin.table_rows_import('adm-a', 'notes', %L) $$,
     (select jsonb_agg('{}'::jsonb) from generate_series(1, 100001))))->'detail',
   '{"details": [{"champ": "lignes", "message": "100000 lignes au plus"}]}', 'at most 100000 rows');
-select is(manette_admin.table_rows_import('adm-a', 'notes', '[]') - 'jeu' - 'table', '{"importees": 0, "ids": []}',
+select is(manette_admin.table_rows_import('adm-a', 'notes', '[]') - 'jeu' - 'table',
+  '{"importees": 0, "inserees": 0, "mises_a_jour": 0, "supprimees": 0, "ids": []}',
   'an empty array imports nothing');
 
 -- == Keys ========================================================================
