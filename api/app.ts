@@ -9,6 +9,7 @@ import { ApiError, ERRORS, mapError, type FieldIssue } from './http/errors.js';
 import { messageFor, type Lang } from './http/messages.js';
 import { Reply, type Deps, type RouteDef } from './http/route.js';
 import { idempotencyOf } from './http/idempotency.js';
+import { PARSE_OPTIONS, fieldIssues, type Part } from './http/validation.js';
 import { requestLog } from './http/request-log.js';
 import { rateLimiterStore } from './http/rate-limit-store.js';
 import { ApiJson, runAsApi, type RequestContext } from './db/pool.js';
@@ -114,9 +115,9 @@ function handle(route: RouteDef<unknown, unknown, unknown>, deps: Deps, knownKey
       if (inQuery !== undefined) throw ERRORS.invalidQuery([{ champ: inQuery, message: NUL_MESSAGE[l] }]);
       const inBody = route.body && !route.bodyError ? nulPath(req.body) : undefined;
       if (inBody !== undefined) throw ERRORS.validationFailed([{ champ: inBody, message: NUL_MESSAGE[l] }]);
-      const params = parse(route.params, req.params, route.notFound ?? ERRORS.notFound, l);
-      const query = parse(route.query, rawQuery, ERRORS.invalidQuery, l);
-      const body = route.body ? parse(route.body, req.body ?? {}, route.bodyError ?? ERRORS.validationFailed, l) : undefined;
+      const params = parse(route.params, req.params, route.notFound ?? ERRORS.notFound, l, 'params');
+      const query = parse(route.query, rawQuery, ERRORS.invalidQuery, l, 'query');
+      const body = route.body ? parse(route.body, req.body ?? {}, route.bodyError ?? ERRORS.validationFailed, l, 'body') : undefined;
       // Idempotency-Key, on the routes that take one: callApi then goes through api.idempotent.
       const idempotency = idempotencyOf(req, route);
       if (idempotency) ctx.idempotency = idempotency;
@@ -143,14 +144,13 @@ function handle(route: RouteDef<unknown, unknown, unknown>, deps: Deps, knownKey
   };
 }
 
-// zod's own texts in the player's language; messages written in the schemas stay as they are.
-const ZOD_LOCALES = { fr: z.locales.fr().localeError, en: z.locales.en().localeError };
-
-function parse<T>(schema: z.ZodType<T> | undefined, input: unknown, fail: (issues: FieldIssue[]) => ApiError, l: Lang): T {
+// One readable message per field in the player's language (api/http/validation.ts);
+// messages written in the schemas stay as they are (mapError translates them).
+function parse<T>(schema: z.ZodType<T> | undefined, input: unknown, fail: (issues: FieldIssue[]) => ApiError, l: Lang, part: Part): T {
   if (!schema) return undefined as T;
-  const parsed = schema.safeParse(input, { error: ZOD_LOCALES[l] });
+  const parsed = schema.safeParse(input, PARSE_OPTIONS);
   if (parsed.success) return parsed.data;
-  throw fail(parsed.error.issues.map((i) => ({ champ: i.path.map(String).join('.'), message: i.message })));
+  throw fail(fieldIssues(parsed.error, part, l));
 }
 
 function contextOf(req: Request, deps: Deps): RequestContext {
