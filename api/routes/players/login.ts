@@ -9,11 +9,11 @@ import { Session } from '../schemas.js';
 export default defineRoute({
   method: 'post',
   path: '/players/login',
-  tag: 'Joueurs',
-  summary: 'Se connecter (identifiant = pseudo ou e-mail, ou champ email)',
-  description: 'Au plus 10 échecs par identifiant et par adresse du client en 15 minutes, et 100 par '
-    + 'identifiant toutes adresses confondues (`too_many_attempts`). Un pseudo se compare sans la casse, '
-    + 'après normalisation NFC.',
+  tag: 'Players',
+  summary: 'Log in (identifiant = pseudo or e-mail, or an email field)',
+  description: 'At most 10 failures per identifier and client address in 15 minutes, and 100 per '
+    + 'identifier from all addresses together (`too_many_attempts`). A pseudo is compared ignoring case, '
+    + 'after NFC normalisation.',
   auth: 'key',
   body: z.object({
     identifiant: z.string().min(1).max(254).optional(),

@@ -17,10 +17,10 @@ interface RealtimeConfigRow { private: boolean; jeu_id: string; joueur_id: strin
 export default defineRoute({
   method: 'get',
   path: '/realtime/config',
-  tag: 'Temps réel',
-  summary: 'Configuration du canal temps réel (Phoenix / Supabase Realtime) et jeton du joueur',
-  description: 'Sans x-player-token : `token` et `token_expire_le` sont null. Avec : un JWT pour les salons privés '
-    + '(`access_token` du phx_join, ou `setAuth` de realtime-js), valable une heure au plus et jamais après la session.',
+  tag: 'Realtime',
+  summary: 'Where to subscribe to realtime events (Phoenix / Supabase Realtime), and the player’s token',
+  description: 'Without x-player-token, `token` and `token_expire_le` are null. With it: a JWT for private rooms '
+    + '(`access_token` of phx_join, or realtime-js’s `setAuth`), valid for at most one hour and never past the session.',
   auth: 'key',
   response: z.object({
     url: z.string(), key: z.string(), channel_prefix: z.string(), private: z.boolean(),
