@@ -137,12 +137,17 @@ export function buildOpenApi(routes: RouteDef<unknown, unknown, unknown>[], base
     info: {
       title: 'Manette — public API',
       version: '1',
-      description: 'Game backend: players, data tables, files, leaderboards, shop, matchmaking, matches. '
-        + 'Every answer is JSON: a success is `{ok: true, …}` with the fields each operation documents beside `ok` '
-        + '(`data` for most; `token` and `data` for register and login; `status` and its fields for matchmaking; '
-        + '`partie` for matches; the realtime settings for `/realtime/config`); an error is '
-        + '`{ok: false, error, message}`, with `error` one of the codes of the ErrorCode schema. '
-        + 'Send the game’s key as `x-api-key` and, for a player’s operations, the session token as `x-player-token`.',
+      description: [
+        'Game backend: players, data tables, files, leaderboards, shop, matchmaking, matches.',
+        '',
+        '- **Success**: `{ok: true, …}`, with the fields each operation documents beside `ok`: `data` for most, '
+          + '`token` and `data` for register and login, `status` and its fields for matchmaking, `partie` for matches, '
+          + 'the settings themselves for `/realtime/config`.',
+        '- **Error**: `{ok: false, error, message}`; `error` is one of the codes of the **ErrorCode** schema '
+          + '(below, with each code’s HTTP status and meaning).',
+        '- **Keys**: the game’s key as `x-api-key`; for a player’s operations, the session token as `x-player-token`.',
+        '- **Language**: `message` and the fields’ messages are in English when `Accept-Language` prefers it, French otherwise.',
+      ].join('\n'),
     },
     externalDocs: {
       description: 'docs/api.md: the envelope, errors, limits and the choices behind them',
@@ -171,7 +176,8 @@ export function docsRouter(specUrl: string): express.Router {
     void next;
   });
   router.get('/init.js', (_req, res) => {
-    res.type('js').send(`window.ui = SwaggerUIBundle({url: ${JSON.stringify(specUrl)}, dom_id: '#docs'});`);
+    // An absolute URL: Swagger UI resolves the document's relative links (externalDocs) against it.
+    res.type('js').send(`window.ui = SwaggerUIBundle({url: new URL(${JSON.stringify(specUrl)}, location.href).href, dom_id: '#docs'});`);
   });
   router.use(express.static(DOCS_DIR, {
     index: false, redirect: false, dotfiles: 'ignore', extensions: false,

@@ -14,7 +14,7 @@ export default defineRoute({
   summary: 'Create a player account and open a session',
   auth: 'key',
   body: z.object({ pseudo: Pseudo, email: Email, password: Password, pays: z.string().optional()
-    .meta({ description: 'ISO 3166-1 alpha-2 country code, any case, stored upper-case.' }) }),
+    .meta({ description: 'ISO 3166-1 alpha-2 country code, any case, stored upper-case.', example: 'FR' }) }),
   response: Session,
   status: 201,
   // The password stays out of the plain body hash; keyedRegistration binds it (and makes the
