@@ -66,7 +66,7 @@ export function createApp(deps: Deps, logger: Logger): express.Express {
   const knownKeys = new KnownKeys();
   api.use(rateLimit(deps, knownKeys));
   api.use(requireJsonBody);
-  // Bodies are never compressed (contract section 12): refused before any parsing.
+  // Bodies are never compressed (docs/api.md): refused before any parsing.
   api.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'], inflate: false }));
   api.use(rejectDeepJson);
 
@@ -208,7 +208,7 @@ export function jsonDepth(value: unknown, limit = Infinity): number {
   return max;
 }
 
-// JSON nested deeper than 64 levels is invalid_json (contract section 12).
+// JSON nested deeper than 64 levels is invalid_json (docs/api.md).
 function rejectDeepJson(req: Request, _res: Response, next: NextFunction) {
   next(req.body !== undefined && jsonDepth(req.body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH ? ERRORS.invalidJson() : undefined);
 }
@@ -227,7 +227,7 @@ function requireJsonBody(req: Request, _res: Response, next: NextFunction) {
 
 // Keys this process has seen accepted by the database (a bounded, expiring set). A key not
 // in it is first charged to its client address alone, so made-up keys cannot each buy a
-// bucket of database lookups (contract section 9). Per process, like the limits.
+// bucket of database lookups (docs/api.md). Per process, like the limits.
 export class KnownKeys {
   private readonly seen = new Map<string, number>();
   constructor(private readonly max = 10_000, private readonly ttlMs = 10 * 60_000) {}
@@ -243,7 +243,7 @@ export class KnownKeys {
   delete(key: string): void { this.seen.delete(key); }
 }
 
-// Per key and client address: a steady rate with bursts (contract section 9); unknown
+// Per key and client address: a steady rate with bursts (docs/api.md); unknown
 // keys first per client address, before any database work. Counted in this process, or
 // across the workers of `manette start` (http/rate-limit-store.ts).
 function rateLimit(deps: Deps, knownKeys: KnownKeys) {

@@ -21,7 +21,7 @@ export const Session = z.object({
   data: z.object({ joueur: Joueur, expire_le: z.string() }),
 });
 
-// Contract section 12: letters of any script (Unicode letters and decimal digits), _ - .,
+// The public API (docs/api.md, Players): letters of any script (Unicode letters and decimal digits), _ - .,
 // 3–32 characters, counted after NFC normalisation; the pseudo is stored in NFC (the only
 // place it is normalised; the database refuses any other form and compares pseudos by
 // lower case after NFC, manette.pseudo_key).

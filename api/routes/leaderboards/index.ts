@@ -1,4 +1,4 @@
-// Leaderboards (contract section 6): api.leaderboards_* in supabase/migrations/*_leaderboards.sql.
+// Leaderboards (docs/leaderboards.md): api.leaderboards_* in supabase/migrations/*_leaderboards.sql.
 import submit from './submit.js';
 import scores from './scores.js';
 

@@ -1,4 +1,4 @@
-// Wire schemas of the match endpoints: `partie` beside `ok` (contract section 8).
+// Wire schemas of the match endpoints: `partie` beside `ok` (docs/matches.md).
 import { z } from 'zod';
 import { Participant } from '../matchmaking/schemas.js';
 

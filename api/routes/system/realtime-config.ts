@@ -1,5 +1,5 @@
 // GET /realtime/config → api.realtime_config: where games subscribe to match events, and
-// with a player token, the signed realtime token for that player (contract sections 8, 11).
+// with a player token, the signed realtime token for that player (docs/matches.md).
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';

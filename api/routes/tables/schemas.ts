@@ -1,4 +1,4 @@
-// Wire schemas shared by the data-table routes (contract section 4).
+// Wire schemas shared by the data-table routes (docs/tables.md).
 import { z } from 'zod';
 
 export const Ligne = z.object({
