@@ -9,6 +9,7 @@ import { ApiError, ERRORS, mapError, type FieldIssue } from './http/errors.js';
 import { messageFor, type Lang } from './http/messages.js';
 import { Reply, type Deps, type RouteDef } from './http/route.js';
 import { idempotencyOf } from './http/idempotency.js';
+import { PARSE_OPTIONS, fieldIssues, type Part } from './http/validation.js';
 import { requestLog } from './http/request-log.js';
 import { rateLimiterStore } from './http/rate-limit-store.js';
 import { ApiJson, runAsApi, type RequestContext } from './db/pool.js';
@@ -68,7 +69,7 @@ export function createApp(deps: Deps, logger: Logger): express.Express {
   const knownKeys = new KnownKeys();
   api.use(rateLimit(deps, knownKeys));
   api.use(requireJsonBody);
-  // Bodies are never compressed (contract section 12): refused before any parsing.
+  // Bodies are never compressed (docs/api.md): refused before any parsing.
   api.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'], inflate: false }));
   api.use(rejectDeepJson);
 
@@ -126,9 +127,9 @@ function handle(route: RouteDef<unknown, unknown, unknown>, deps: Deps, knownKey
       if (reservedParam !== undefined) throw ERRORS.invalidQuery([{ champ: reservedParam, message: RESERVED_MESSAGE[l] }]);
       const inBody = route.body && !route.bodyError ? badValueIn(req.body) : undefined;
       if (inBody !== undefined) throw ERRORS.validationFailed([{ champ: inBody.champ, message: BAD_VALUE_MESSAGES[inBody.kind][l] }]);
-      const params = parse(route.params, rawParams, route.notFound ?? ERRORS.notFound, l);
-      const query = parse(route.query, rawQuery, ERRORS.invalidQuery, l);
-      const body = route.body ? parse(route.body, req.body ?? {}, route.bodyError ?? ERRORS.validationFailed, l) : undefined;
+      const params = parse(route.params, rawParams, route.notFound ?? ERRORS.notFound, l, 'params');
+      const query = parse(route.query, rawQuery, ERRORS.invalidQuery, l, 'query');
+      const body = route.body ? parse(route.body, req.body ?? {}, route.bodyError ?? ERRORS.validationFailed, l, 'body') : undefined;
       // Idempotency-Key, on the routes that take one: callApi then goes through api.idempotent.
       const idempotency = idempotencyOf(req, route);
       if (idempotency) ctx.idempotency = idempotency;
@@ -155,14 +156,13 @@ function handle(route: RouteDef<unknown, unknown, unknown>, deps: Deps, knownKey
   };
 }
 
-// zod's own texts in the player's language; messages written in the schemas stay as they are.
-const ZOD_LOCALES = { fr: z.locales.fr().localeError, en: z.locales.en().localeError };
-
-function parse<T>(schema: z.ZodType<T> | undefined, input: unknown, fail: (issues: FieldIssue[]) => ApiError, l: Lang): T {
+// One readable message per field in the player's language (api/http/validation.ts);
+// messages written in the schemas stay as they are (mapError translates them).
+function parse<T>(schema: z.ZodType<T> | undefined, input: unknown, fail: (issues: FieldIssue[]) => ApiError, l: Lang, part: Part): T {
   if (!schema) return undefined as T;
-  const parsed = schema.safeParse(input, { error: ZOD_LOCALES[l] });
+  const parsed = schema.safeParse(input, PARSE_OPTIONS);
   if (parsed.success) return parsed.data;
-  throw fail(parsed.error.issues.map((i) => ({ champ: i.path.map(String).join('.'), message: i.message })));
+  throw fail(fieldIssues(parsed.error, part, l));
 }
 
 function contextOf(req: Request, deps: Deps): RequestContext {
@@ -266,7 +266,7 @@ export function jsonDepth(value: unknown, limit = Infinity): number {
   return max;
 }
 
-// JSON nested deeper than 64 levels is invalid_json (contract section 12).
+// JSON nested deeper than 64 levels is invalid_json (docs/api.md).
 function rejectDeepJson(req: Request, _res: Response, next: NextFunction) {
   next(req.body !== undefined && jsonDepth(req.body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH ? ERRORS.invalidJson() : undefined);
 }
@@ -285,7 +285,7 @@ function requireJsonBody(req: Request, _res: Response, next: NextFunction) {
 
 // Keys this process has seen accepted by the database (a bounded, expiring set). A key not
 // in it is first charged to its client address alone, so made-up keys cannot each buy a
-// bucket of database lookups (contract section 9). Per process, like the limits.
+// bucket of database lookups (docs/api.md). Per process, like the limits.
 export class KnownKeys {
   private readonly seen = new Map<string, number>();
   constructor(private readonly max = 10_000, private readonly ttlMs = 10 * 60_000) {}
@@ -301,7 +301,7 @@ export class KnownKeys {
   delete(key: string): void { this.seen.delete(key); }
 }
 
-// Per key and client address: a steady rate with bursts (contract section 9); unknown
+// Per key and client address: a steady rate with bursts (docs/api.md); unknown
 // keys first per client address, before any database work. Counted in this process, or
 // across the workers of `manette start` (http/rate-limit-store.ts).
 function rateLimit(deps: Deps, knownKeys: KnownKeys) {

@@ -1,38 +1,112 @@
 // The OpenAPI document, generated from the routes' zod schemas, and a docs page
-// (Swagger UI from the swagger-ui-dist package, served locally: no CDN needed).
+// (Swagger UI from the swagger-ui-dist package, served locally: no CDN needed). Its texts
+// are English, like Swagger UI's own; docs/api.md, which it links, says the rest.
 import express from 'express';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import type { RouteDef } from './http/route.js';
+import { knownCodes, messageFor } from './http/messages.js';
 
 extendZodWithOpenApi(z);
 
+/**
+ * Every error code a client of the public API can get, with its HTTP status(es): the table
+ * the error responses point to. test/openapi.test.ts checks it against the façade's
+ * errors, the codes the SQL functions raise (with their statuses) and the texts.
+ */
+export const ERROR_CODES: ReadonlyArray<readonly [code: string, statuses: readonly number[]]> = [
+  ['missing_key', [401]],
+  ['invalid_key', [401]],
+  ['missing_player', [401]],
+  ['invalid_token', [401]],
+  ['invalid_credentials', [401]],
+  ['invalid_json', [400]],
+  ['unsupported_media_type', [415]],
+  ['validation_failed', [400]],
+  ['invalid_query', [400]],
+  ['payload_too_large', [413]],
+  ['bad_request', [400]],
+  ['request_timeout', [408]],
+  ['headers_too_large', [431]],
+  ['forbidden', [403]],
+  ['not_participant', [403]],
+  ['not_found', [404]],
+  ['table_not_found', [404]],
+  ['row_not_found', [404]],
+  ['file_not_found', [404]],
+  ['leaderboard_not_found', [404]],
+  ['mode_not_found', [404]],
+  ['match_not_found', [404]],
+  ['player_not_found', [404]],
+  ['pseudo_taken', [409]],
+  ['email_taken', [409]],
+  ['idempotency_conflict', [409]],
+  ['action_refusee', [409]],
+  ['upload_failed', [400, 409, 413, 415]],
+  ['too_many_attempts', [429]],
+  ['rate_limited', [429]],
+  ['too_many_connections', [429]],
+  ['internal_error', [500]],
+  ['unavailable', [503]],
+];
+
+/** Codes only the admin commands (`manette keys`, `import`, ...) give: not in the API's table. */
+export const ADMIN_ONLY_CODES: readonly string[] = ['game_not_found', 'key_not_found', 'last_active_key'];
+
+const codeTable = () => [
+  'Every error answers `{ok: false, error, message}` with one of these codes (`message` is the player-facing '
+    + 'text, in English when `Accept-Language` prefers it, French otherwise). `reason` refines `upload_failed`, '
+    + '`action_refusee` and some `validation_failed`; `details: [{champ, message}]` lists the fields of '
+    + '`validation_failed` and `invalid_query`. `rate_limited`, `too_many_attempts` and `unavailable` set `Retry-After`.',
+  '',
+  '| Code | HTTP status | Meaning |',
+  '| --- | --- | --- |',
+  ...ERROR_CODES.map(([code, statuses]) => `| \`${code}\` | ${statuses.join(', ')} | ${messageFor(code, 'en')} |`),
+].join('\n');
+
+const ErrorCode = z.enum(ERROR_CODES.map(([code]) => code) as [string, ...string[]])
+  .meta({ id: 'ErrorCode', description: codeTable() });
+
 const ErrorBody = z.object({
   ok: z.literal(false),
-  error: z.string().meta({ description: 'Code technique (missing_key, validation_failed, …)' }),
-  message: z.string().meta({ description: 'Texte pour le joueur (français, anglais si Accept-Language le préfère)' }),
-  reason: z.string().optional(),
-  details: z.array(z.object({ champ: z.string(), message: z.string() })).optional(),
-}).meta({ id: 'Erreur' });
+  error: ErrorCode,
+  message: z.string().meta({ description: 'Text for the player: English when Accept-Language prefers it, French otherwise.' }),
+  reason: z.string().optional().meta({ description: 'Why, for `upload_failed`, `action_refusee` and some `validation_failed`.' }),
+  details: z.array(z.object({
+    champ: z.string().meta({ description: 'The field’s path (`donnees.quantite`); the header’s name for `Idempotency-Key`.' }),
+    message: z.string(),
+  })).optional().meta({ description: '`validation_failed` and `invalid_query`: one entry per refused field.' }),
+}).meta({ id: 'Error', example: { ok: false, error: 'missing_key', message: messageFor('missing_key', 'en') } });
 
 // The header every creating POST takes (docs/api.md, "Idempotency-Key").
 const IdempotencyHeaders = z.object({
   'Idempotency-Key': z.string().optional().meta({
-    description: '1 à 255 caractères ASCII visibles (un UUID du client). La même clé, de la même portée, '
-      + 'avec la même requête dans les 24 h renvoie la première réponse sans rien écrire de plus ; '
-      + 'avec une autre requête : 409 `idempotency_conflict`.',
+    description: '1 to 255 visible ASCII characters (a UUID made by the client). The same key, in the same scope, '
+      + 'with the same request within 24 h returns the first response and writes nothing more; '
+      + 'with another request: 409 `idempotency_conflict`.',
   }),
 });
 
+/** `{ok, token, data}`: the success envelope's keys, as the response description says them. */
+const envelopeOf = (shape: Record<string, unknown>) => `{${['ok', ...Object.keys(shape)].join(', ')}}`;
+
 export function buildOpenApi(routes: RouteDef<unknown, unknown, unknown>[], basePath: string): object {
   const registry = new OpenAPIRegistry();
-  const apiKey = registry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'x-api-key' });
-  const playerToken = registry.registerComponent('securitySchemes', 'playerToken', { type: 'apiKey', in: 'header', name: 'x-player-token' });
+  const apiKey = registry.registerComponent('securitySchemes', 'apiKey', {
+    type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The game’s API key (public, shipped in game clients).',
+  });
+  const playerToken = registry.registerComponent('securitySchemes', 'playerToken', {
+    type: 'apiKey', in: 'header', name: 'x-player-token', description: 'A player’s session token (`pt_…`), from register or login.',
+  });
+  registry.register('ErrorCode', ErrorCode);
+  registry.register('Error', ErrorBody);
 
   for (const r of routes) {
-    const success = z.object({ ok: z.literal(true) }).extend(
-      r.response instanceof z.ZodObject ? r.response.shape : { data: z.unknown() });
+    const shape = r.response instanceof z.ZodObject ? r.response.shape : { data: z.unknown() };
+    const success = z.object({ ok: z.literal(true) }).extend(shape);
     const status = r.status ?? 200;
     registry.registerPath({
       method: r.method,
@@ -48,8 +122,12 @@ export function buildOpenApi(routes: RouteDef<unknown, unknown, unknown>[], base
         ...(r.body ? { body: { content: { 'application/json': { schema: r.body } } } } : {}),
       },
       responses: {
-        [status]: { description: 'Succès', content: { 'application/json': { schema: success } } },
-        default: { description: 'Erreur (voir la table des codes)', content: { 'application/json': { schema: ErrorBody } } },
+        [status]: { description: `Success: \`${envelopeOf(shape)}\``, content: { 'application/json': { schema: success } } },
+        ...(r.alsoStatus ? { [r.alsoStatus]: { description: `Success: \`${envelopeOf(shape)}\``, content: { 'application/json': { schema: success } } } } : {}),
+        default: {
+          description: 'Error: `{ok: false, error, message}`, `error` one of the codes of the ErrorCode schema.',
+          content: { 'application/json': { schema: ErrorBody } },
+        },
       },
     });
   }
@@ -57,19 +135,37 @@ export function buildOpenApi(routes: RouteDef<unknown, unknown, unknown>[], base
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
-      title: 'Manette — API publique',
+      title: 'Manette — public API',
       version: '1',
-      description: 'Backend de jeu : joueurs, tables, fichiers, classements, boutique, matchmaking, parties. '
-        + 'Enveloppe : `{ok: true, data}` ou `{ok: false, error, message}`. Voir docs/api.md pour les décisions du contrat.',
+      description: [
+        'Game backend: players, data tables, files, leaderboards, shop, matchmaking, matches.',
+        '',
+        '- **Success**: `{ok: true, …}`, with the fields each operation documents beside `ok`: `data` for most, '
+          + '`token` and `data` for register and login, `status` and its fields for matchmaking, `partie` for matches, '
+          + 'the settings themselves for `/realtime/config`.',
+        '- **Error**: `{ok: false, error, message}`; `error` is one of the codes of the **ErrorCode** schema '
+          + '(below, with each code’s HTTP status and meaning).',
+        '- **Keys**: the game’s key as `x-api-key`; for a player’s operations, the session token as `x-player-token`.',
+        '- **Language**: `message` and the fields’ messages are in English when `Accept-Language` prefers it, French otherwise.',
+      ].join('\n'),
+    },
+    externalDocs: {
+      description: 'docs/api.md: the envelope, errors, limits and the choices behind them',
+      url: `${basePath}/docs/api.md`,
     },
     servers: [{ url: basePath }],
   });
 }
 
+// The docs/*.md pages, so that the document's link to docs/api.md (and its links to the
+// others) work from the server; absent from the Edge Function's bundle (the JSON 404).
+const DOCS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'docs');
+
 export function docsRouter(specUrl: string): express.Router {
   const router = express.Router();
   const page = `<!doctype html>
-<html lang="fr"><head><meta charset="utf-8"><title>Manette — API</title>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Manette — public API</title>
 <link rel="stylesheet" href="swagger-ui.css"></head>
 <body><div id="docs"></div><script src="swagger-ui-bundle.js"></script>
 <script src="init.js"></script></body></html>`;
@@ -80,8 +176,13 @@ export function docsRouter(specUrl: string): express.Router {
     void next;
   });
   router.get('/init.js', (_req, res) => {
-    res.type('js').send(`window.ui = SwaggerUIBundle({url: ${JSON.stringify(specUrl)}, dom_id: '#docs'});`);
+    // An absolute URL: Swagger UI resolves the document's relative links (externalDocs) against it.
+    res.type('js').send(`window.ui = SwaggerUIBundle({url: new URL(${JSON.stringify(specUrl)}, location.href).href, dom_id: '#docs'});`);
   });
+  router.use(express.static(DOCS_DIR, {
+    index: false, redirect: false, dotfiles: 'ignore', extensions: false,
+    setHeaders: (res, file) => { if (file.endsWith('.md')) res.setHeader('Content-Type', 'text/markdown; charset=utf-8'); },
+  }));
   // Swagger UI's files: none in the Edge Function's bundle (api/edge/bundle.ts), where they
   // answer the JSON 404.
   const assets: string | undefined = getAbsoluteFSPath();

@@ -1,4 +1,4 @@
-// The game config file (contract section 10), validated whole before anything is
+// The game config file (docs/api.md, Game config file), validated whole before anything is
 // written. Later capabilities read their part of it from manette.games.config.
 import { z } from 'zod';
 import { RESERVED_COLUMNS } from '../routes/tables/schemas.js';
@@ -58,7 +58,7 @@ const Mode = z.strictObject({
   elo_elargissement_par_s: z.number().finite().min(0).default(10),
   elo_ecart_max: z.number().finite().min(0).optional(),
   delai_inactivite_s: z.number().int().min(1).max(86400).default(30),
-  // A `somme` board of the game credited +1 per winner, by the server (contract section 8).
+  // A `somme` board of the game credited +1 per winner, by the server (docs/matches.md).
   classement_victoires: Slug.optional(),
 }).refine((m) => m.equipes * m.joueurs_par_equipe >= 1 && m.equipes * m.joueurs_par_equipe <= 128,
   { message: 'une salle compte de 1 à 128 joueurs', path: ['joueurs_par_equipe'] });
@@ -80,7 +80,7 @@ export const GameConfig = z.strictObject({
   boutique: z.array(Article).default([])
     .refine((a) => new Set(a.map((x) => x.code)).size === a.length, 'codes d’articles en double'),
   modes: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/), Mode).default({}),
-  // Match rooms (contract section 11): private rooms readable by participants only (with
+  // Match rooms (docs/matches.md): private rooms readable by participants only (with
   // the token of GET /realtime/config), or public ones anyone with the match id may join;
   // diffusion_joueurs lets participants broadcast and track presence in their room.
   realtime: z.strictObject({

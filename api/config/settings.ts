@@ -19,7 +19,7 @@ const Env = z.object({
   // Dual-stack by default: `::` accepts IPv6 and IPv4 (localhost may be ::1 or 127.0.0.1).
   HOST: z.string().default('::'),
   TRUST_PROXY: z.string().optional().transform(parseTrustProxy),
-  // Connections one client address may hold open (slow clients, contract section 12).
+  // Connections one client address may hold open (slow clients, docs/api.md).
   MANETTE_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(1).default(256),
   DATABASE_URL: z.string().url().optional(),
   // Role the façade's SQL runs as, set inside each request's transaction (api/db/pool.ts);
@@ -39,7 +39,7 @@ const Env = z.object({
   MANETTE_REALTIME_URL: z.string().url().optional(),
   MANETTE_REALTIME_KEY: z.string().optional(),
   MANETTE_REALTIME_PORT: z.coerce.number().int().min(0).max(65535).default(54330),
-  // What signs players' realtime tokens (contract section 11), exactly one with a Supabase
+  // What signs players' realtime tokens (docs/matches.md), exactly one with a Supabase
   // project: the project's JWT secret (HS256), or a private JWK (JSON, with its kid) of a
   // signing key imported into the project. Locally: a secret kept in the data folder.
   MANETTE_REALTIME_JWT_SECRET: z.string().min(32).optional(),

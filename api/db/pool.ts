@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { ApiError, isRetryable } from '../errors.js';
 
-/** Every request has a database answer, or gives up, within about this (contract section 12). */
+/** Every request has a database answer, or gives up, within about this (docs/api.md). */
 export const DATABASE_DEADLINE_MS = 5_000;
 
 /** The role the façade's SQL runs as unless MANETTE_DB_ROLE says otherwise. */
@@ -79,7 +79,7 @@ export interface RequestContext {
   idempotency?: Idempotency;
 }
 
-/** The Idempotency-Key and what it is bound to (contract section 12). */
+/** The Idempotency-Key and what it is bound to (docs/api.md). */
 export interface Idempotency {
   key: string;
   method: string;

@@ -1,4 +1,4 @@
-// Idempotency-Key (contract section 12), read once by the façade for the routes that declare
+// Idempotency-Key (docs/api.md), read once by the façade for the routes that declare
 // `idempotent`: the key, bound to the request's method, path and body. The database does
 // the rest (api.idempotent, supabase/migrations/*_idempotency.sql).
 import { createHash } from 'node:crypto';

@@ -165,3 +165,8 @@ export function messageFor(code: string, lang: Lang, reason?: string): string {
 export function isKnownCode(code: string): boolean {
   return !code.includes('.') && code in MESSAGES;
 }
+
+/** Every error code that has texts (reasons left out), for the OpenAPI document's code table. */
+export function knownCodes(): string[] {
+  return Object.keys(MESSAGES).filter((code) => !code.includes('.'));
+}

@@ -1,4 +1,4 @@
-// The Node HTTP server under the façade (contract section 12): what Node's own parser
+// The Node HTTP server under the façade (docs/api.md): what Node's own parser
 // rejects before Express (bad method, malformed request line, headers over 16 KiB) and
 // slow clients still get the JSON envelope, then the connection is closed; each client
 // address holds a bounded number of connections.

@@ -1,4 +1,4 @@
-// Where the request rate limits (contract section 9) count. One process: in its own
+// Where the request rate limits (docs/api.md) count. One process: in its own
 // memory. The workers of `manette start` (api/workers.ts): in the primary's memory,
 // through node:cluster's IPC channel (rate-limiter-flexible's cluster mode), so a client
 // gets the configured rate whichever worker its connections reach, not one rate per

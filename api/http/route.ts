@@ -54,7 +54,9 @@ export interface RouteDef<B = unknown, Q = unknown, P = unknown> {
   response?: z.ZodType;
   /** HTTP status on success (default 200). */
   status?: number;
-  /** Accepts an `Idempotency-Key` header (contract section 12). When a request has one, the
+  /** Another success status the handler answers with a Reply (an upload that replaced a file: 200), documented too. */
+  alsoStatus?: number;
+  /** Accepts an `Idempotency-Key` header (docs/api.md). When a request has one, the
    *  façade sets ctx.idempotency (key, method, path, SHA-256 of the body) and the handler's
    *  callApi goes through api.idempotent: one run per key and scope, later ones get the
    *  first result. `secret`: top-level body fields left out of that hash (a password must

@@ -17,16 +17,24 @@ export const Joueur = z.object({
 }).meta({ id: 'Joueur' });
 
 export const Session = z.object({
-  token: z.string().meta({ description: 'Session token, sent as x-player-token (pt_…).' }),
+  token: z.string().meta({ description: 'The session token, to send as x-player-token (pt_…).' }),
   data: z.object({ joueur: Joueur, expire_le: z.string() }),
 });
 
-// Contract section 12: letters of any script (Unicode letters and decimal digits), _ - .,
+// The public API (docs/api.md, Players): letters of any script (Unicode letters and decimal digits), _ - .,
 // 3–32 characters, counted after NFC normalisation; the pseudo is stored in NFC (the only
 // place it is normalised; the database refuses any other form and compares pseudos by
 // lower case after NFC, manette.pseudo_key).
 export const Pseudo = z.string()
   .normalize('NFC')
-  .regex(/^[\p{L}\p{Nd}_.-]{3,32}$/u, '3 à 32 caractères : lettres, chiffres, _ - .');
-export const Email = z.email().max(254);
-export const Password = z.string().min(8, '8 à 128 caractères').max(128, '8 à 128 caractères');
+  .regex(/^[\p{L}\p{Nd}_.-]{3,32}$/u, '3 à 32 caractères : lettres, chiffres, _ - .')
+  // The generator writes the regex with its flags (`…$/u`), which no client can use: the
+  // pattern is given again as JSON Schema writes it (its validators read patterns as Unicode).
+  .meta({
+    pattern: '^[\\p{L}\\p{Nd}_.-]{3,32}$',
+    description: '3 to 32 Unicode letters or decimal digits, `_`, `-` or `.`, counted after NFC normalisation; unique per game ignoring case.',
+    example: 'Zoé_42',
+  });
+export const Email = z.email().max(254).meta({ example: 'zoe@example.com' });
+export const Password = z.string().min(8, '8 à 128 caractères').max(128, '8 à 128 caractères')
+  .meta({ description: '8 to 128 characters.', example: 'correct-horse-battery' });

@@ -7,7 +7,7 @@
 // a successful login against one, or against an argon2id hash weaker than the settings,
 // gets the new hash, stored by the login's finishing call (compare-and-set: only if the
 // stored hash is still the one verified).
-// Hashing is bounded (contract section 9): at most `parallelism` hashes at once (one core
+// Hashing is bounded (docs/api.md): at most `parallelism` hashes at once (one core
 // stays free for everything else), and when the hashes already waiting would take more
 // than about 2 s, a login or register is refused at once with 503 `unavailable` and
 // Retry-After instead of waiting.

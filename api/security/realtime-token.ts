@@ -1,4 +1,4 @@
-// Realtime tokens (contract section 11): JWTs that Supabase Realtime (or the local
+// Realtime tokens (docs/matches.md): JWTs that Supabase Realtime (or the local
 // stand-in) verifies before it runs the RLS policies of realtime.messages with their
 // claims. Signed here, in the façade, with either
 //   - an HS256 secret: the Supabase project's JWT secret (Realtime's `jwt_secret`), or the
@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { compactVerify, importJWK, SignJWT, type JWK } from 'jose';
 
 export const REALTIME_TOKEN_ISSUER = 'manette';
-/** The longest a player token lives (contract: at most one hour). */
+/** The longest a player token lives (the public API: at most one hour). */
 export const MAX_TOKEN_TTL_S = 3600;
 
 export type RealtimeSigningKey = { secret: string } | { privateJwk: JWK };

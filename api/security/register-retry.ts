@@ -1,4 +1,4 @@
-// POST /players/register with an Idempotency-Key (contract section 12). A retry must get the
+// POST /players/register with an Idempotency-Key (docs/api.md). A retry must get the
 // first answer, its session token included, and the same key with another password must be
 // 409, yet the idempotency table must hold neither the token nor the password nor a fast
 // hash of it (a SHA-256 of the body would be one: brute-forced offline in no time).

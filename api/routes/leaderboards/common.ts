@@ -2,7 +2,7 @@
 import { z } from 'zod';
 
 export const BoardParams = z.object({
-  id: z.string().meta({ description: 'Code du classement, tel que déclaré dans `classements` du fichier de jeu.' }),
+  id: z.string().meta({ description: 'The board’s code, as declared under `classements` in the game file.' }),
 });
 
 const BOARD_CODE = /^[a-z0-9][a-z0-9_-]{0,62}$/;
@@ -11,9 +11,9 @@ const BOARD_CODE = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 export const boardId = (id: string) => (BOARD_CODE.test(id) ? id : null);
 
 export const Score = z.object({
-  rang: z.number().int().meta({ description: 'Rang de compétition : les ex æquo partagent un rang (1, 2, 2, 4).' }),
+  rang: z.number().int().meta({ description: 'Competition rank: ties share a rank (1, 2, 2, 4).' }),
   joueur_id: z.uuid(),
   pseudo: z.string(),
   valeur: z.number(),
-  maj_le: z.string().meta({ description: 'Quand le joueur a atteint cette valeur (ISO 8601, UTC).' }),
+  maj_le: z.string().meta({ description: 'When the player reached this value (ISO 8601, UTC).' }),
 }).meta({ id: 'Score' });

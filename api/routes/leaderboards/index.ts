@@ -1,4 +1,4 @@
-// Leaderboards (contract section 6): api.leaderboards_* (supabase/schema/functions/api.leaderboards_*.sql).
+// Leaderboards (docs/leaderboards.md): api.leaderboards_* (supabase/schema/functions/api.leaderboards_*.sql).
 import submit from './submit.js';
 import scores from './scores.js';
 

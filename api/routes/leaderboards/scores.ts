@@ -10,19 +10,19 @@ import { BoardParams, Score, boardId } from './common.js';
 export default defineRoute({
   method: 'get',
   path: '/leaderboards/:id/scores',
-  tag: 'Classements',
-  summary: 'Lire un classement (période en cours)',
-  description: 'Une entrée par joueur, dans l’ordre du classement ; les ex æquo partagent un rang '
-    + '(1, 2, 2, 4) et, à valeur égale, le premier à l’avoir atteinte passe devant. '
-    + '`autour=moi` (jeton requis) renvoie les `limit` entrées centrées sur le joueur connecté '
-    + '(liste vide s’il n’a pas d’entrée) ; il ne se combine pas avec `offset`.',
+  tag: 'Leaderboards',
+  summary: 'Read a leaderboard (current period)',
+  description: 'One entry per player, in board order; ties share a rank (1, 2, 2, 4) and, at equal '
+    + 'value, whoever reached it first comes first. `autour=moi` (player token required) returns the '
+    + '`limit` entries centred on the logged-in player (an empty list if they have no entry); it does '
+    + 'not combine with `offset`.',
   auth: 'key',
   params: BoardParams,
   notFound: ERRORS.leaderboardNotFound,
   query: z.strictObject({
-    limit: IntParam(1, 100).optional().meta({ description: '1 à 100, 10 par défaut.' }),
-    offset: IntParam(0, 1e15).optional().meta({ description: '0 ou plus, 0 par défaut.' }),
-    autour: z.literal('moi').optional().meta({ description: '`moi` : la fenêtre centrée sur le joueur connecté.' }),
+    limit: IntParam(1, 100).optional().meta({ description: '1 to 100, default 10.' }),
+    offset: IntParam(0, 1e15).optional().meta({ description: '0 or more, default 0.' }),
+    autour: z.literal('moi').optional().meta({ description: '`moi`: the window centred on the logged-in player.' }),
   }).refine((q) => q.autour === undefined || !q.offset, {
     message: 'offset ne s’emploie pas avec autour=moi', path: ['offset'],
   }),

@@ -9,19 +9,19 @@ import { BoardParams, boardId } from './common.js';
 export default defineRoute({
   method: 'post',
   path: '/leaderboards/:id/submit',
-  tag: 'Classements',
-  summary: 'Soumettre un score',
-  description: 'Applique l’opérateur du classement (`meilleur`, `dernier`, `somme`) à l’entrée du joueur '
-    + 'pour la période en cours, en une seule instruction atomique. Répond la valeur gardée, son rang et '
-    + '`ameliore` (la soumission a-t-elle changé la valeur). Hors de `valeur_min`/`valeur_max` : `validation_failed`. '
-    + 'En-tête `Idempotency-Key` : la même clé du même joueur dans les 24 h renvoie la première réponse et ne compte '
-    + 'rien de plus (un `somme` réessayé ne compte qu’une fois). Un classement qu’un mode tient par le serveur '
-    + '(`classement_victoires`) refuse les soumissions des joueurs : `forbidden` (403).',
+  tag: 'Leaderboards',
+  summary: 'Submit a score',
+  description: 'Applies the board’s operator (`meilleur`: best, `dernier`: latest, `somme`: sum) to the player’s '
+    + 'entry for the current period, in one atomic statement. Answers the kept value, its rank and `ameliore` '
+    + '(whether the submission changed the value). Outside `valeur_min`/`valeur_max`: `validation_failed`. '
+    + '`Idempotency-Key` header: the same key from the same player within 24 h returns the first response and '
+    + 'counts nothing more (a retried `somme` counts once). A board that a mode keeps on the server '
+    + '(`classement_victoires`) refuses players’ submissions: `forbidden` (403).',
   auth: 'player',
   idempotent: true,
   params: BoardParams,
   notFound: ERRORS.leaderboardNotFound,
-  body: z.strictObject({ valeur: z.number().meta({ description: 'Nombre fini.' }) }),
+  body: z.strictObject({ valeur: z.number().meta({ description: 'A finite number.' }) }),
   response: z.object({
     data: z.object({ valeur: z.number(), rang: z.number().int(), ameliore: z.boolean() }),
   }),

@@ -1,4 +1,4 @@
-// Wire schemas of the match endpoints: `partie` beside `ok` (contract section 8).
+// Wire schemas of the match endpoints: `partie` beside `ok` (docs/matches.md).
 import { z } from 'zod';
 import { Participant } from '../matchmaking/schemas.js';
 
@@ -6,11 +6,11 @@ export const Partie = z.object({
   id: z.uuid(),
   mode_jeu: z.string(),
   statut: z.enum(['en_cours', 'terminee']),
-  tour_joueur: z.uuid().nullable().meta({ description: 'Le joueur dont c’est le tour (null une fois la partie terminée).' }),
+  tour_joueur: z.uuid().nullable().meta({ description: 'The player whose turn it is (null once the match is over).' }),
   numero_tour: z.number().int().min(1)
-    .meta({ description: '1 au départ ; +1 à chaque action acceptée (libre, tour_par_tour, morpion, abandonner).' }),
-  etat_plateau: z.unknown().meta({ description: 'L’état du jeu tenu par le jeu de règles, par exemple `{"cases": [...]}` au morpion.' }),
-  participants: z.array(Participant).meta({ description: 'Dans l’ordre des places : équipe 1 d’abord.' }),
+    .meta({ description: '1 at the start; +1 for each accepted action (libre, tour_par_tour, morpion, abandonner).' }),
+  etat_plateau: z.unknown().meta({ description: 'The game state kept by the rules, for example `{"cases": [...]}` for morpion (tic-tac-toe).' }),
+  participants: z.array(Participant).meta({ description: 'In seat order: team 1 first.' }),
   gagnant_id: z.uuid().nullable(),
   gagnant_equipe: z.number().int().nullable(),
   code_salon: z.string(),

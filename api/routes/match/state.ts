@@ -8,10 +8,10 @@ import { PartieResult } from './schemas.js';
 export default defineRoute({
   method: 'get',
   path: '/match/state',
-  tag: 'Parties',
-  summary: 'Lire l’état officiel d’une partie (participants seulement)',
-  description: 'La même `partie` que l’événement `etat`. Un non-participant reçoit `not_participant` (403), '
-    + 'une partie inconnue de ce jeu `match_not_found` (404).',
+  tag: 'Matches',
+  summary: 'Read a match’s authoritative state (participants only)',
+  description: 'The same `partie` as the `etat` event. A non-participant gets `not_participant` (403), '
+    + 'a match unknown to this game `match_not_found` (404).',
   auth: 'player',
   query: z.strictObject({
     partie_id: z.string().min(1).max(200),

@@ -9,10 +9,10 @@ export default defineRoute({
   method: 'post',
   path: '/matchmaking/join',
   tag: 'Matchmaking',
-  summary: 'Entrer dans la file d’un mode de jeu',
-  description: 'Forme une salle tout de suite si possible (`matched`), sinon `waiting`. '
-    + 'Rejoindre à nouveau le même mode renvoie l’entrée en cours ; un autre mode déplace l’entrée ; '
-    + 'un joueur dont la partie est en cours reçoit cette partie (`matched`).',
+  summary: 'Join a game mode’s queue',
+  description: 'Forms a room at once when it can (`matched`), otherwise `waiting`. '
+    + 'Joining the same mode again returns the current entry; another mode moves the entry; '
+    + 'a player whose match is in progress gets that match (`matched`).',
   auth: 'player',
   body: z.object({
     mode_jeu: z.string().min(1).max(200),

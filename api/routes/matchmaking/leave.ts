@@ -8,7 +8,7 @@ export default defineRoute({
   method: 'post',
   path: '/matchmaking/leave',
   tag: 'Matchmaking',
-  summary: 'Quitter la file (sans effet sur une partie en cours)',
+  summary: 'Leave the queue (no effect on a match in progress)',
   auth: 'player',
   response: z.object({ status: z.literal('idle') }),
   handler: ({ ctx, deps }) => passApi(deps.pool, 'matchmaking_leave', ctx),

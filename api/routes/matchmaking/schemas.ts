@@ -10,16 +10,16 @@ export const Participant = z.object({
 });
 
 const waitingFields = {
-  queue_id: z.uuid().optional().meta({ description: 'waiting : identifiant de l’entrée en file.' }),
+  queue_id: z.uuid().optional().meta({ description: 'waiting: the queue entry’s id.' }),
   position: z.number().int().min(1).optional()
-    .meta({ description: 'waiting : rang dans la file du mode, dans l’ordre d’arrivée (1 = le premier).' }),
+    .meta({ description: 'waiting: rank in the mode’s queue, in order of arrival (1 = first).' }),
 };
 const matchedFields = {
-  partie_id: z.uuid().optional().meta({ description: 'matched : la partie en cours.' }),
-  code_salon: z.string().optional().meta({ description: 'matched : 6 caractères parmi ABCDEFGHJKLMNPQRSTUVWXYZ23456789.' }),
-  equipe: z.number().int().min(1).optional().meta({ description: 'matched : équipe du joueur appelant.' }),
+  partie_id: z.uuid().optional().meta({ description: 'matched: the match in progress.' }),
+  code_salon: z.string().optional().meta({ description: 'matched: 6 characters from ABCDEFGHJKLMNPQRSTUVWXYZ23456789.' }),
+  equipe: z.number().int().min(1).optional().meta({ description: 'matched: the calling player’s team.' }),
   participants: z.array(Participant).optional()
-    .meta({ description: 'matched : joueurs de la partie, équipe 1 d’abord.' }),
+    .meta({ description: 'matched: the match’s players, team 1 first.' }),
 };
 
 export const JoinResult = z.object({ status: z.enum(['waiting', 'matched']), ...waitingFields, ...matchedFields });

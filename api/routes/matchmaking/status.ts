@@ -8,9 +8,9 @@ export default defineRoute({
   method: 'get',
   path: '/matchmaking/status',
   tag: 'Matchmaking',
-  summary: 'État du joueur : idle, waiting ou matched',
-  description: 'Chaque appel maintient l’entrée en file (une entrée ni rejointe ni interrogée pendant '
-    + '`delai_inactivite_s` secondes est abandonnée) et tente de former des salles.',
+  summary: 'The player’s state: idle, waiting or matched',
+  description: 'Each call keeps the queue entry alive (an entry neither joined nor polled for '
+    + '`delai_inactivite_s` seconds is dropped) and tries to form rooms.',
   auth: 'player',
   response: MatchmakingState,
   handler: ({ ctx, deps }) => passApi(deps.pool, 'matchmaking_status', ctx),

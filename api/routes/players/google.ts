@@ -10,13 +10,12 @@ import { Session } from '../schemas.js';
 export default defineRoute({
   method: 'post',
   path: '/players/google',
-  tag: 'Joueurs',
-  summary: 'Se connecter avec un jeton d’identité Google',
-  description: 'Vérifie la signature, l’émetteur, l’expiration et l’audience (client id du jeu). '
-    + 'Le joueur est retrouvé par son identifiant Google (`sub`), jamais par son e-mail : la première '
-    + 'connexion crée un nouveau joueur, même si un compte à mot de passe utilise déjà cette adresse '
-    + '(les e-mails d’inscription ne sont pas vérifiés). Ce joueur reçoit l’e-mail Google s’il est '
-    + 'vérifié et libre dans le jeu, sinon aucun.',
+  tag: 'Players',
+  summary: 'Log in with a Google ID token',
+  description: 'Checks the signature, issuer, expiry and audience (the game’s client id). '
+    + 'The player is found by their Google id (`sub`), never by e-mail: the first login creates a new '
+    + 'player, even when a password account already uses that address (registration e-mails are not '
+    + 'verified). That player gets the Google e-mail when it is verified and free in the game, else none.',
   auth: 'key',
   body: z.object({ id_token: z.string().min(1).max(8192) }),
   response: Session,

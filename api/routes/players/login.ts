@@ -10,12 +10,12 @@ import { Session } from '../schemas.js';
 export default defineRoute({
   method: 'post',
   path: '/players/login',
-  tag: 'Joueurs',
-  summary: 'Se connecter (identifiant = pseudo ou e-mail, ou champ email)',
-  description: 'Au plus 10 échecs par compte et par adresse du client en 15 minutes, et 100 par '
-    + 'compte toutes adresses confondues (`too_many_attempts`), que l’identifiant soit le pseudo ou l’e-mail '
-    + '(un identifiant qui ne désigne aucun compte compte pour lui-même). Un pseudo se compare sans la casse, '
-    + 'après normalisation NFC.',
+  tag: 'Players',
+  summary: 'Log in (identifiant = pseudo or e-mail, or an email field)',
+  description: 'At most 10 failures per account and client address in 15 minutes, and 100 per '
+    + 'account from all addresses together (`too_many_attempts`), whether the identifier is the pseudo or the e-mail '
+    + '(an identifier naming no account counts for itself). A pseudo is compared ignoring case, '
+    + 'after NFC normalisation.',
   auth: 'key',
   body: z.object({
     identifiant: z.string().min(1).max(254).optional(),

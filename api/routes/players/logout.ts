@@ -7,8 +7,8 @@ import { passApi } from '../../db/pool.js';
 export default defineRoute({
   method: 'post',
   path: '/players/logout',
-  tag: 'Joueurs',
-  summary: 'Se déconnecter (révoque le jeton)',
+  tag: 'Players',
+  summary: 'Log out (revokes the token)',
   auth: 'player',
   response: z.object({ data: z.object({}) }),
   handler: ({ ctx, deps }) => passApi(deps.pool, 'players_logout', ctx),

@@ -8,8 +8,8 @@ import { Joueur } from '../schemas.js';
 export default defineRoute({
   method: 'get',
   path: '/players/me',
-  tag: 'Joueurs',
-  summary: 'Joueur connecté (restauration de session)',
+  tag: 'Players',
+  summary: 'The logged-in player (restores a session)',
   auth: 'player',
   response: z.object({ data: z.object({ joueur: Joueur }) }),
   handler: ({ ctx, deps }) => passApi(deps.pool, 'players_me', ctx),

@@ -11,11 +11,11 @@ import { Email, Password, Pseudo, Session } from '../schemas.js';
 export default defineRoute({
   method: 'post',
   path: '/players/register',
-  tag: 'Joueurs',
-  summary: 'Créer un compte joueur et ouvrir une session',
+  tag: 'Players',
+  summary: 'Create a player account and open a session',
   auth: 'key',
   body: z.object({ pseudo: Pseudo, email: Email, password: Password, pays: z.string().optional()
-    .meta({ description: 'ISO 3166-1 alpha-2, stocké en majuscules ; la liste est manette.countries.' }) }),
+    .meta({ description: 'ISO 3166-1 alpha-2 country code, any case, stored upper-case.', example: 'FR' }) }),
   response: Session,
   status: 201,
   // The password stays out of the plain body hash; keyedRegistration binds it (and makes the

@@ -5,7 +5,7 @@ import { defineRoute } from '../../http/route.js';
 import { passApi } from '../../db/pool.js';
 
 export const Article = z.object({
-  id: z.uuid().meta({ description: 'Stable d’une application du fichier de jeu à l’autre.' }),
+  id: z.uuid().meta({ description: 'Stable from one apply of the game file to the next.' }),
   code: z.string(),
   nom: z.string(),
   description: z.string().nullable(),
@@ -18,9 +18,9 @@ export const Article = z.object({
 export default defineRoute({
   method: 'get',
   path: '/shop/articles',
-  tag: 'Boutique',
-  summary: 'Articles en vente',
-  description: 'Articles `actif` dans leur fenêtre `debut`/`fin` éventuelle, triés par `ordre` puis `nom`.',
+  tag: 'Shop',
+  summary: 'Articles on sale',
+  description: '`actif` articles within their optional `debut`/`fin` window, sorted by `ordre`, then `nom`.',
   auth: 'key',
   response: z.object({ data: z.array(Article) }),
   handler: ({ ctx, deps }) => passApi(deps.pool, 'shop_articles', ctx),

@@ -1,4 +1,4 @@
-// Shop (contract section 7) and the SDK panels (section 10): api.shop_articles, api.panel_get (supabase/schema/functions/).
+// Shop and the SDK panels (docs/storage-shop-panel.md): api.shop_articles, api.panel_get (supabase/schema/functions/).
 import articles from './articles.js';
 import panel from './panel.js';
 

@@ -6,20 +6,20 @@ import { passApi } from '../../db/pool.js';
 
 export const Panel = z.object({
   theme: z.record(z.string(), z.string().nullable())
-    .meta({ description: 'Couleurs, police, rayon, logo_url : valeurs du jeu sur les valeurs par défaut.' }),
+    .meta({ description: 'Colours, font, radius, logo_url: the game’s values over the defaults.' }),
   textes: z.record(z.string(), z.string())
-    .meta({ description: 'Textes des panneaux de connexion et de matchmaking : valeurs du jeu sur les textes par défaut, '
-      + 'en anglais si Accept-Language préfère en, en français sinon.' }),
+    .meta({ description: 'Texts of the login and matchmaking panels: the game’s values over the default texts, '
+      + 'in English when Accept-Language prefers en, in French otherwise.' }),
   google_client_id: z.string().nullable()
-    .meta({ description: 'Identifiant client Google du jeu (null sans connexion Google) : le panneau de connexion '
-      + 'propose Google quand il est présent.' }),
+    .meta({ description: 'The game’s Google client id (null without Google sign-in): the login panel '
+      + 'offers Google when it is set.' }),
 }).meta({ id: 'Panel' });
 
 export default defineRoute({
   method: 'get',
   path: '/panel',
-  tag: 'Boutique',
-  summary: 'Thème et textes des panneaux du SDK navigateur',
+  tag: 'Shop',
+  summary: 'Theme and texts of the browser SDK’s panels',
   auth: 'key',
   response: z.object({ data: Panel }),
   handler: ({ ctx, deps }) => passApi(deps.pool, 'panel_get', ctx),

@@ -10,8 +10,8 @@ import { FileParams, fileKey } from './get.js';
 export default defineRoute({
   method: 'delete',
   path: '/storage/files/:nom',
-  tag: 'Fichiers',
-  summary: 'Supprimer un fichier du joueur connecté',
+  tag: 'Files',
+  summary: 'Delete a file of the logged-in player',
   auth: 'player',
   params: FileParams,
   notFound: ERRORS.fileNotFound,

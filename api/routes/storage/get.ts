@@ -6,7 +6,7 @@ import { defineRoute } from '../../http/route.js';
 import { passApi } from '../../db/pool.js';
 import { Fichier, storable } from './rules.js';
 
-export const FileParams = z.object({ nom: z.string().meta({ description: 'Nom du fichier (encodé dans l’URL).' }) });
+export const FileParams = z.object({ nom: z.string().meta({ description: 'The file’s name (URL-encoded).' }) });
 
 /** A name Postgres cannot hold cannot name a file: it is sent as null, which matches none. */
 export const fileKey = (nom: string) => ({ nom: storable(nom) ? nom : null });
@@ -14,8 +14,8 @@ export const fileKey = (nom: string) => ({ nom: storable(nom) ? nom : null });
 export default defineRoute({
   method: 'get',
   path: '/storage/files/:nom',
-  tag: 'Fichiers',
-  summary: 'Lire un fichier du joueur connecté',
+  tag: 'Files',
+  summary: 'Read a file of the logged-in player',
   auth: 'player',
   params: FileParams,
   notFound: ERRORS.fileNotFound,

@@ -1,4 +1,4 @@
-// File storage (contract section 5): api.storage_* (supabase/schema/functions/api.storage_*.sql).
+// File storage (docs/storage-shop-panel.md): api.storage_* (supabase/schema/functions/api.storage_*.sql).
 import upload from './upload.js';
 import list from './list.js';
 import get from './get.js';

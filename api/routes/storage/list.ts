@@ -8,8 +8,8 @@ import { Fichier } from './rules.js';
 export default defineRoute({
   method: 'get',
   path: '/storage/files',
-  tag: 'Fichiers',
-  summary: 'Fichiers du joueur connecté (par nom)',
+  tag: 'Files',
+  summary: 'The logged-in player’s files (by name)',
   auth: 'player',
   response: z.object({ data: z.array(Fichier) }),
   handler: ({ ctx, deps }) => passApi(deps.pool, 'storage_files_list', ctx),

@@ -17,18 +17,18 @@ export function storable(s: string): boolean {
 }
 
 export const UploadBody = z.object({
-  nom: z.string().meta({ description: 'Nom du fichier, unique par joueur : 1 à 255 caractères, sans `/`, `\\`, `..` ni caractère de contrôle.' }),
+  nom: z.string().meta({ description: 'The file’s name, unique per player: 1 to 255 characters, without `/`, `\\`, `..` or control characters.' }),
   contenu: z.string().refine(storable, 'texte sans U+0000')
-    .meta({ description: 'Contenu texte (un JSON est passé en chaîne). 1 Mio au plus par défaut (UTF-8).' }),
-  mime_type: z.string().meta({ description: '`text/*` ou `application/json` (paramètres ignorés).' }),
-  ecraser: z.boolean().optional().meta({ description: 'Remplacer un fichier existant de ce nom (défaut false).' }),
+    .meta({ description: 'Text content (JSON is sent as a string). At most 1 MiB by default (UTF-8).' }),
+  mime_type: z.string().meta({ description: '`text/*` or `application/json` (parameters ignored).' }),
+  ecraser: z.boolean().optional().meta({ description: 'Replace an existing file of that name (default false).' }),
 });
 export type UploadBody = z.infer<typeof UploadBody>;
 
 export const Fichier = z.object({
   nom: z.string(),
   mime_type: z.string(),
-  taille: z.number().int().meta({ description: 'Octets du contenu en UTF-8.' }),
+  taille: z.number().int().meta({ description: 'Bytes of the content in UTF-8.' }),
   cree_le: z.string(),
   maj_le: z.string(),
 }).meta({ id: 'Fichier' });

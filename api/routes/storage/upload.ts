@@ -8,18 +8,19 @@ import { Fichier, UploadBody, champInvalide, storable } from './rules.js';
 export default defineRoute({
   method: 'post',
   path: '/storage/upload',
-  tag: 'Fichiers',
-  summary: 'Envoyer un fichier texte ou JSON (201 créé, 200 remplacé)',
-  description: 'Tout échec est `upload_failed` avec `reason` : `champ_invalide`, `nom_invalide` (400), '
+  tag: 'Files',
+  summary: 'Upload a text or JSON file (201 created, 200 replaced)',
+  description: 'Every failure is `upload_failed` with a `reason`: `champ_invalide`, `nom_invalide` (400), '
     + '`type_non_autorise` (415), `json_invalide` (400), `trop_volumineux` (413), `fichier_existe` (409), '
-    + '`quota_depasse` (413). Un envoi refusé ne change rien. En-tête `Idempotency-Key` : la même clé du même '
-    + 'joueur dans les 24 h renvoie la première réponse (201 ou 200) et n’écrit rien de plus.',
+    + '`quota_depasse` (413). A refused upload changes nothing. `Idempotency-Key` header: the same key from the '
+    + 'same player within 24 h returns the first response (201 or 200) and writes nothing more.',
   auth: 'player',
   idempotent: true,
   body: UploadBody,
   // A malformed body is an upload failure like the others, not validation_failed.
   bodyError: champInvalide,
-  status: 201, // documented; an overwrite answers 200 (see the handler)
+  status: 201,
+  alsoStatus: 200, // an overwrite (see the handler)
   response: z.object({ data: z.object({ fichier: Fichier }) }),
   async handler({ body, ctx, deps }) {
     // A name or type Postgres cannot hold names nothing: sent as '', which SQL refuses with

@@ -1,5 +1,5 @@
 // GET /realtime/config → api.realtime_config: where games subscribe to match events, and
-// with a player token, the signed realtime token for that player (contract sections 8, 11).
+// with a player token, the signed realtime token for that player (docs/matches.md).
 // SQL now: supabase/schema/functions/api.realtime_config.sql
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
@@ -18,10 +18,10 @@ interface RealtimeConfigRow { private: boolean; jeu_id: string; joueur_id: strin
 export default defineRoute({
   method: 'get',
   path: '/realtime/config',
-  tag: 'Temps réel',
-  summary: 'Configuration du canal temps réel (Phoenix / Supabase Realtime) et jeton du joueur',
-  description: 'Sans x-player-token : `token` et `token_expire_le` sont null. Avec : un JWT pour les salons privés '
-    + '(`access_token` du phx_join, ou `setAuth` de realtime-js), valable une heure au plus et jamais après la session.',
+  tag: 'Realtime',
+  summary: 'Where to subscribe to realtime events (Phoenix / Supabase Realtime), and the player’s token',
+  description: 'Without x-player-token, `token` and `token_expire_le` are null. With it: a JWT for private rooms '
+    + '(`access_token` of phx_join, or realtime-js’s `setAuth`), valid for at most one hour and never past the session.',
   auth: 'key',
   response: z.object({
     url: z.string(), key: z.string(), channel_prefix: z.string(), private: z.boolean(),

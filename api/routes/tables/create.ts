@@ -10,11 +10,11 @@ export default defineRoute({
   method: 'post',
   path: '/tables/:nomTable',
   tag: 'Tables',
-  summary: 'Créer une ligne (le joueur connecté en est le propriétaire)',
-  description: 'Jeton requis (`ecriture: joueurs`) ; une table en `ecriture: serveur` refuse (`forbidden`). '
-    + 'En-tête `Idempotency-Key` (1 à 255 caractères ASCII visibles) : la même clé du même joueur '
-    + 'dans les 24 h renvoie la première réponse et ne crée rien de plus ; avec une autre table ou un '
-    + 'autre corps, 409 `idempotency_conflict`.',
+  summary: 'Create a row (owned by the logged-in player)',
+  description: 'Player token required (`ecriture: joueurs`); a table with `ecriture: serveur` refuses (`forbidden`). '
+    + '`Idempotency-Key` header (1 to 255 visible ASCII characters): the same key from the same player '
+    + 'within 24 h returns the first response and creates nothing more; with another table or another '
+    + 'body, 409 `idempotency_conflict`.',
   auth: 'key',
   params: TableParams,
   notFound: ERRORS.tableNotFound,

@@ -1,4 +1,4 @@
-// Data tables (contract section 4): api.tables_* (supabase/schema/functions/api.tables_*.sql).
+// Data tables (docs/tables.md): api.tables_* (supabase/schema/functions/api.tables_*.sql).
 import list from './list.js';
 import create from './create.js';
 import get from './get.js';

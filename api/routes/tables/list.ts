@@ -13,21 +13,20 @@ export default defineRoute({
   method: 'get',
   path: '/tables/:nomTable',
   tag: 'Tables',
-  summary: 'Lister les lignes d’une table',
-  description: 'Jeton requis sauf si la table est en `lecture: public` ; en `lecture: proprietaire`, '
-    + 'seules les lignes du joueur connecté. Tout autre paramètre `?<colonne>=<valeur>` est un filtre '
-    + 'd’égalité sur une colonne déclarée, lu selon son type : `true`/`false`, nombres décimaux, '
-    + 'dates ISO 8601 avec fuseau (`Z`, ou `%2B02:00`), JSON pour une colonne json. '
-    + 'Tri stable (à valeur égale, par id) ; une ligne sans valeur pour la colonne de tri vient en tête '
-    + 'en `asc`, en dernier en `desc`. Voir docs/tables.md.',
+  summary: 'List a table’s rows',
+  description: 'Player token required unless the table has `lecture: public`; with `lecture: proprietaire`, '
+    + 'only the logged-in player’s rows. Any other parameter `?<column>=<value>` is an equality filter '
+    + 'on a declared column, read by its type: `true`/`false`, decimal numbers, ISO 8601 dates with a '
+    + 'time zone (`Z`, or `%2B02:00`), JSON for a json column. Stable order (by id at equal values); '
+    + 'a row without a value for the sort column comes first in `asc`, last in `desc`. See docs/tables.md.',
   auth: 'key',
   params: TableParams,
   notFound: ERRORS.tableNotFound,
   query: z.object({
-    limit: IntParam(1, 200).optional().meta({ description: '1 à 200, 50 par défaut.' }),
-    offset: IntParam(0, 2147483647).optional().meta({ description: '0 ou plus, 0 par défaut.' }),
-    order_by: z.string().max(200).optional().meta({ description: 'Une colonne déclarée, `cree_le` (par défaut) ou `maj_le`.' }),
-    order_dir: z.enum(['asc', 'desc']).optional().meta({ description: '`asc` (par défaut) ou `desc`.' }),
+    limit: IntParam(1, 200).optional().meta({ description: '1 to 200, default 50.' }),
+    offset: IntParam(0, 2147483647).optional().meta({ description: '0 or more, default 0.' }),
+    order_by: z.string().max(200).optional().meta({ description: 'A declared column, `cree_le` (default) or `maj_le`.' }),
+    order_dir: z.enum(['asc', 'desc']).optional().meta({ description: '`asc` (default) or `desc`.' }),
   }).catchall(z.string().max(10_000)),
   response: z.object({ data: z.array(Ligne) }),
   handler: ({ params, query, ctx, deps }) => {

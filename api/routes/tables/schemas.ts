@@ -1,10 +1,10 @@
-// Wire schemas shared by the data-table routes (contract section 4).
+// Wire schemas shared by the data-table routes (docs/tables.md).
 import { z } from 'zod';
 
 export const Ligne = z.object({
   id: z.uuid(),
-  joueur_id: z.uuid().nullable().meta({ description: 'Propriétaire (le joueur qui a créé la ligne) ; null pour une ligne écrite par le serveur.' }),
-  donnees: z.record(z.string(), z.unknown()).meta({ description: 'Les colonnes déclarées de la ligne.' }),
+  joueur_id: z.uuid().nullable().meta({ description: 'Owner (the player who created the row); null for a row written by the server.' }),
+  donnees: z.record(z.string(), z.unknown()).meta({ description: 'The row’s declared columns.' }),
   cree_le: z.string(),
   maj_le: z.string(),
 }).meta({ id: 'Ligne' });
@@ -17,14 +17,14 @@ export const RESERVED_COLUMNS: readonly string[] = ['id', 'joueur_id', 'donnees'
 // Names are checked in SQL (an unknown or malformed table is table_not_found, a
 // malformed id row_not_found), so any string gets there.
 export const TableParams = z.object({
-  nomTable: z.string().max(200).meta({ description: 'Nom de la table déclarée dans le fichier du jeu.' }),
+  nomTable: z.string().max(200).meta({ description: 'The table’s name, as declared in the game file.' }),
 });
 export const RowParams = TableParams.extend({
-  id: z.string().max(200).meta({ description: 'Identifiant (UUID) de la ligne.' }),
+  id: z.string().max(200).meta({ description: 'The row’s id (a UUID).' }),
 });
 
 export const Donnees = z.object({
   donnees: z.record(z.string(), z.unknown()).meta({
-    description: 'Valeurs des colonnes, vérifiées contre la déclaration de la table (types, `requis`).',
+    description: 'Column values, checked against the table’s declaration (types, `requis`).',
   }),
 });

@@ -10,9 +10,9 @@ export default defineRoute({
   method: 'patch',
   path: '/tables/:nomTable/:id',
   tag: 'Tables',
-  summary: 'Modifier une ligne (fusionne les colonnes données)',
-  description: 'Seul le propriétaire modifie sa ligne (`forbidden` sinon). Les colonnes absentes gardent '
-    + 'leur valeur ; `null` efface la valeur d’une colonne non requise.',
+  summary: 'Update a row (merges the given columns)',
+  description: 'Only the owner updates their row (`forbidden` otherwise). Absent columns keep their '
+    + 'value; `null` clears the value of a column that is not required.',
   auth: 'key',
   params: RowParams,
   notFound: ERRORS.tableNotFound,

@@ -1,0 +1,269 @@
+// The OpenAPI document as a client generator reads it (issue 19): valid for a real OpenAPI
+// 3.1 validator, its patterns usable and its examples valid, its error codes all listed
+// with their statuses, its texts in one language, its link to docs/api.md served; and a
+// contract test: every operation is called for real over HTTP and each success (and some
+// errors) must match the documented schema, with no undocumented key at any depth.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { SignJWT } from 'jose';
+import { ADMIN_ONLY_CODES, ERROR_CODES } from '../api/openapi.js';
+import { ERRORS } from '../api/http/errors.js';
+import { knownCodes, messageFor } from '../api/http/messages.js';
+import { serveGoogleKeys, type GoogleKeys } from './support/google-keys.js';
+import { client, minimalGame, startTestApp, type Reply, type TestApp } from './support/harness.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+type Doc = {
+  openapi: string; info: { title: string; description: string }; externalDocs?: { url: string; description?: string };
+  paths: Record<string, Record<string, { summary?: string; responses: Record<string, { content?: Record<string, { schema: object }> }> }>>;
+  components: { schemas: Record<string, any> };
+};
+
+const GOOGLE_CLIENT = 'client-openapi.apps.googleusercontent.com';
+// A 1×1 PNG.
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+let app: TestApp;
+let jwks: GoogleKeys;
+let api: ReturnType<typeof client>;
+let doc: Doc;
+
+beforeAll(async () => {
+  jwks = await serveGoogleKeys();
+  app = await startTestApp({ MANETTE_GOOGLE_JWKS_URL: jwks.jwksUrl });
+  api = client(app.baseUrl, await app.applyGame(minimalGame('openapi-jeu', {
+    google: { client_id: GOOGLE_CLIENT },
+    tables: { notes: { colonnes: { texte: { type: 'text' }, n: { type: 'integer' } }, lecture: 'public', ecriture: 'joueurs' } },
+    classements: { points: {} },
+    boutique: [{ code: 'epee', nom: 'Épée', description: 'Tranchante', prix: 100, devise: 'or', metadonnees: { degats: 12 } }],
+    modes: { duel: { equipes: 2, joueurs_par_equipe: 1, regles: 'libre', elo_ecart_initial: 10000 } },
+  })));
+  doc = (await api.get('/openapi.json')).body as Doc;
+});
+afterAll(async () => {
+  await app?.close();
+  jwks?.close();
+});
+
+/** Every value under `key` anywhere in the document, with where it is. */
+function collect(node: unknown, key: string, at = '#', out: Array<{ at: string; parent: Record<string, unknown> }> = []) {
+  if (Array.isArray(node)) node.forEach((v, i) => collect(v, key, `${at}/${i}`, out));
+  else if (node && typeof node === 'object') {
+    const o = node as Record<string, unknown>;
+    if (key in o) out.push({ at, parent: o });
+    for (const [k, v] of Object.entries(o)) collect(v, key, `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, out);
+  }
+  return out;
+}
+
+/** Ajv over the document: `ref(pointer)` validates against the schema there, $refs resolved. */
+function validatorOf(document: object, strictObjects: boolean) {
+  const copy = structuredClone(document) as Record<string, unknown>;
+  if (strictObjects) {
+    // The contract test: an object schema with properties admits no other key.
+    const visit = (n: unknown) => {
+      if (Array.isArray(n)) return n.forEach(visit);
+      if (!n || typeof n !== 'object') return;
+      const o = n as Record<string, unknown>;
+      if (o.type === 'object' && o.properties && !('additionalProperties' in o)) o.additionalProperties = false;
+      Object.values(o).forEach(visit);
+    };
+    visit(copy);
+  }
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema(copy, 'openapi.json');
+  return (pointer: string) => ajv.compile({ $ref: `openapi.json${pointer}` });
+}
+
+const pointer = (...parts: string[]) => `#/${parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+
+describe('the OpenAPI document', () => {
+  it('is valid for a real OpenAPI 3.1 validator', async () => {
+    const result = await new Validator().validate(structuredClone(doc));
+    expect(result.errors ?? [], JSON.stringify(result.errors)).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(doc.openapi).toBe('3.1.0');
+  });
+
+  it('has patterns a client can use: Unicode regexes without flags, the pseudo\'s accepting real pseudos', () => {
+    const patterns = collect(doc, 'pattern').filter(({ parent }) => typeof parent.pattern === 'string');
+    expect(patterns.length).toBeGreaterThan(0);
+    for (const { at, parent } of patterns) {
+      const source = parent.pattern as string;
+      expect(source, at).not.toMatch(/\/[a-z]*$/);
+      expect(() => new RegExp(source, 'u'), at).not.toThrow();
+    }
+    const pseudo = doc.paths['/players/register']!.post as any;
+    const schema = pseudo.requestBody.content['application/json'].schema.properties.pseudo;
+    const re = new RegExp(schema.pattern, 'u');
+    for (const ok of ['Zoé', 'Ёлка', '名前です', 'zoe_42.x-y', 'a'.repeat(32)]) expect(re.test(ok), ok).toBe(true);
+    for (const bad of ['ab', 'a b', 'zoé!', '😀😀😀', 'a'.repeat(33)]) expect(re.test(bad), bad).toBe(false);
+  });
+
+  it('has examples, each valid against its own schema; the pseudo\'s is accepted by the API', async () => {
+    const validate = validatorOf(doc, false);
+    const examples = collect(doc, 'example').filter(({ at }) => !at.endsWith('/properties'));
+    expect(examples.map((e) => e.at)).toEqual(expect.arrayContaining([expect.stringMatching(/players~1register.*pseudo$/)]));
+    for (const { at, parent } of examples) {
+      const check = validate(at);
+      expect(check(parent.example), `${at}: ${JSON.stringify(check.errors)}`).toBe(true);
+    }
+    const body = (doc.paths['/players/register']!.post as any).requestBody.content['application/json'].schema.properties;
+    const r = await api.post('/players/register', { pseudo: body.pseudo.example, email: body.email.example, password: body.password.example });
+    expect([r.status, r.body.data?.joueur?.pseudo]).toEqual([201, body.pseudo.example]);
+  });
+
+  it('lists every error code with its HTTP status and meaning, which the error responses point to', () => {
+    const errorCode = doc.components.schemas.ErrorCode;
+    const codes = ERROR_CODES.map(([c]) => c);
+    expect(new Set(errorCode.enum)).toEqual(new Set(codes));
+    // Every code with texts is in the table, but the admin commands' own.
+    expect(new Set(codes)).toEqual(new Set(knownCodes().filter((c) => !ADMIN_ONLY_CODES.includes(c))));
+    for (const [code, statuses] of ERROR_CODES) {
+      expect(errorCode.description).toContain(`| \`${code}\` | ${statuses.join(', ')} | ${messageFor(code, 'en')} |`);
+    }
+    // The statuses the façade's own errors and the SQL functions use.
+    const statusOf = new Map(ERROR_CODES.map(([c, s]) => [c, s]));
+    for (const make of Object.values(ERRORS)) {
+      const e = (make as (...a: never[]) => { code: string; status: number })(...([[]] as never[]));
+      expect(statusOf.get(e.code), e.code).toContain(e.status);
+    }
+    const dir = path.resolve('supabase/migrations');
+    const sql = readdirSync(dir).filter((f) => f.endsWith('.sql')).map((f) => readFileSync(path.join(dir, f), 'utf8')).join('\n');
+    const raised = [...sql.matchAll(/manette\.fail\('([a-z_]+)',\s*(\d{3})/g)].map((m) => [m[1]!, Number(m[2])] as const);
+    expect(raised.length).toBeGreaterThan(20);
+    for (const [code, status] of raised) {
+      if (ADMIN_ONLY_CODES.includes(code)) continue;
+      expect(statusOf.get(code), `${code} ${status}`).toContain(status);
+    }
+    // Every operation's error response is the Error schema, whose `error` is that table.
+    expect(doc.components.schemas.Error.properties.error).toEqual({ $ref: '#/components/schemas/ErrorCode' });
+    for (const [p, ops] of Object.entries(doc.paths)) {
+      for (const [m, op] of Object.entries(ops)) {
+        expect(op.responses.default?.content?.['application/json']?.schema, `${m} ${p}`).toEqual({ $ref: '#/components/schemas/Error' });
+      }
+    }
+  });
+
+  it('is written in English only', () => {
+    // Texts without their `code` spans (field names and codes are the API's own words).
+    const texts = [...collect(doc, 'description'), ...collect(doc, 'summary'), ...collect(doc, 'title')]
+      .map(({ parent }) => [parent.description, parent.summary, parent.title])
+      .flat().filter((t): t is string => typeof t === 'string').map((t) => t.replace(/`[^`]*`/g, ''));
+    expect(texts.length).toBeGreaterThan(80);
+    const FRENCH = /\b(le|la|les|des|du|une|est|sont|avec|sans|pour|dans|joueur|partie|ligne|fichier|classement|connecté|défaut|caractères)\b|[àâçèéêîôûù]/i;
+    const french = texts.filter((t) => FRENCH.test(t.replace(/\bZoé\b/g, '')));
+    expect(french).toEqual([]);
+  });
+
+  it('links docs/api.md, which the server serves', async () => {
+    expect(doc.externalDocs?.url).toBe('/api/public/v1/docs/api.md');
+    const r = await fetch(new URL(doc.externalDocs!.url, app.baseUrl));
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^text\/markdown/);
+    expect(await r.text()).toBe(readFileSync('docs/api.md', 'utf8'));
+    // Its links to the other pages work from there too.
+    expect((await fetch(new URL('tables.md', r.url))).status).toBe(200);
+  });
+});
+
+describe('contract: real responses match the documented ones', () => {
+  const validate = () => validatorOf(doc, true);
+  const called = new Set<string>();
+
+  /** Checks a reply against the document's response for its operation and status. */
+  function conforms(method: string, template: string, reply: Reply) {
+    const op = doc.paths[template]?.[method];
+    expect(op, `${method} ${template} is documented`).toBeDefined();
+    const documented = Object.keys(op!.responses).filter((s) => s !== 'default');
+    const key = reply.body?.ok === true ? String(reply.status) : 'default';
+    if (reply.body?.ok === true) {
+      expect(documented, `${method} ${template}: ${reply.status} ${JSON.stringify(reply.body)}`).toContain(String(reply.status));
+      called.add(`${method} ${template}`);
+    }
+    const check = validate()(pointer('paths', template, method, 'responses', key, 'content', 'application/json', 'schema'));
+    expect(check(reply.body), `${method} ${template} ${reply.status}: ${JSON.stringify(check.errors)}\n${JSON.stringify(reply.body)}`).toBe(true);
+    return reply;
+  }
+
+  const GOOGLE = async (sub: string) => new SignJWT({ email_verified: true, name: 'Gaëlle Openapi' })
+    .setProtectedHeader({ alg: 'RS256', kid: 'test-key' }).setIssuer('https://accounts.google.com')
+    .setAudience(GOOGLE_CLIENT).setSubject(sub).setIssuedAt().setExpirationTime('1h').sign(jwks.privateKey);
+
+  it('for every operation of the document, called for real', async () => {
+    const c = (m: string, t: string, r: Reply) => conforms(m, t, r);
+    const req = (method: string, p: string, o: Parameters<typeof api.request>[2] = {}) => api.request(method, p, o);
+
+    // Players.
+    const reg = c('post', '/players/register', await api.post('/players/register',
+      { pseudo: 'Contrat', email: 'contrat@example.test', password: 'motdepasse-solide', pays: 'fr' }, { headers: { 'idempotency-key': 'reg-1' } }));
+    const a = reg.body.token as string;
+    c('post', '/players/login', await api.post('/players/login', { identifiant: 'contrat', password: 'motdepasse-solide' }));
+    c('post', '/players/login', await api.post('/players/login', { email: 'contrat@example.test', password: 'motdepasse-solide' }));
+    c('post', '/players/google', await api.post('/players/google', { id_token: await GOOGLE('sub-openapi') }));
+    c('get', '/players/me', await api.get('/players/me', { token: a }));
+    c('post', '/players/avatar', await api.post('/players/avatar', { contenu: PNG, mime_type: 'image/png' }, { token: a }));
+    const b = (await api.register('Adverse')).token;
+    const third = (await api.register('Troisieme')).token;
+
+    // Tables.
+    const row = c('post', '/tables/{nomTable}', await api.post('/tables/notes', { donnees: { texte: 'bonjour', n: 1 } }, { token: a }));
+    const id = row.body.data.id as string;
+    c('get', '/tables/{nomTable}', await api.get('/tables/notes?order_dir=desc&limit=5'));
+    c('get', '/tables/{nomTable}/{id}', await api.get(`/tables/notes/${id}`));
+    c('patch', '/tables/{nomTable}/{id}', await req('PATCH', `/tables/notes/${id}`, { body: { donnees: { n: null } }, token: a }));
+    c('delete', '/tables/{nomTable}/{id}', await req('DELETE', `/tables/notes/${id}`, { token: a }));
+
+    // Files.
+    c('post', '/storage/upload', await api.post('/storage/upload', { nom: 'save.json', contenu: '{"niveau":3}', mime_type: 'application/json' }, { token: a }));
+    c('post', '/storage/upload', await api.post('/storage/upload', { nom: 'save.json', contenu: '{"niveau":4}', mime_type: 'application/json', ecraser: true }, { token: a }));
+    c('get', '/storage/files', await api.get('/storage/files', { token: a }));
+    c('get', '/storage/files/{nom}', await api.get('/storage/files/save.json', { token: a }));
+    c('delete', '/storage/files/{nom}', await req('DELETE', '/storage/files/save.json', { token: a }));
+
+    // Leaderboards, shop, panel, realtime.
+    c('post', '/leaderboards/{id}/submit', await api.post('/leaderboards/points/submit', { valeur: 42 }, { token: a }));
+    c('get', '/leaderboards/{id}/scores', await api.get('/leaderboards/points/scores'));
+    c('get', '/leaderboards/{id}/scores', await api.get('/leaderboards/points/scores?autour=moi', { token: a }));
+    c('get', '/shop/articles', await api.get('/shop/articles'));
+    c('get', '/panel', await api.get('/panel'));
+    c('get', '/realtime/config', await api.get('/realtime/config'));
+    c('get', '/realtime/config', await api.get('/realtime/config', { token: a }));
+
+    // Matchmaking and matches: waiting, matched, idle.
+    expect(c('post', '/matchmaking/join', await api.post('/matchmaking/join', { mode_jeu: 'duel', elo_actuel: 1000 }, { token: a })).body.status).toBe('waiting');
+    expect(c('get', '/matchmaking/status', await api.get('/matchmaking/status', { token: a })).body.status).toBe('waiting');
+    const matched = c('post', '/matchmaking/join', await api.post('/matchmaking/join', { mode_jeu: 'duel', elo_actuel: 1000 }, { token: b }));
+    expect(matched.body.status).toBe('matched');
+    expect(c('get', '/matchmaking/status', await api.get('/matchmaking/status', { token: a })).body.status).toBe('matched');
+    const partie = matched.body.partie_id as string;
+    c('get', '/match/state', await api.get(`/match/state?partie_id=${partie}`, { token: a }));
+    c('post', '/match/action', await api.post('/match/action', { partie_id: partie, action: 'poser', donnees: { x: 1 } }, { token: a }));
+    const over = c('post', '/match/action', await api.post('/match/action', { partie_id: partie, action: 'abandonner' }, { token: b }));
+    expect(over.body.partie.statut).toBe('terminee');
+    expect(c('get', '/matchmaking/status', await api.get('/matchmaking/status', { token: third })).body.status).toBe('idle');
+    c('post', '/matchmaking/join', await api.post('/matchmaking/join', { mode_jeu: 'duel', elo_actuel: 10 }, { token: third }));
+    c('post', '/matchmaking/leave', await api.post('/matchmaking/leave', undefined, { token: third }));
+    c('post', '/players/logout', await api.post('/players/logout', undefined, { token: b }));
+
+    const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`));
+    expect([...called].sort()).toEqual(documented.sort());
+  });
+
+  it('and the errors match the Error schema', async () => {
+    const token = (await api.register('Erreurs')).token;
+    conforms('get', '/players/me', await api.get('/players/me', { key: null }));
+    conforms('post', '/players/register', await api.post('/players/register', { pseudo: 'a' }));
+    conforms('get', '/tables/{nomTable}', await api.get('/tables/notes?order_dir=haut'));
+    conforms('get', '/tables/{nomTable}/{id}', await api.get('/tables/inconnue/1'));
+    conforms('post', '/storage/upload', await api.post('/storage/upload', { nom: '../x', contenu: 'x', mime_type: 'text/plain' }, { token }));
+    conforms('get', '/match/state', await api.get('/match/state?partie_id=00000000-0000-0000-0000-000000000000', { token }));
+    conforms('post', '/players/login', await api.post('/players/login', { identifiant: 'Erreurs', password: 'mauvais' }));
+  });
+});
