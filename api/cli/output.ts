@@ -5,6 +5,7 @@ import { asAdmin } from '../db/admin.js';
 import { detailMessageFor, messageFor, type Lang } from '../http/messages.js';
 import type { Settings } from '../config/settings.js';
 import { readSettings } from '../config/settings.js';
+import { GameFileError } from '../config/apply.js';
 import { CliError, withDatabase } from './database.js';
 import { say } from './locale.js';
 import type { Project } from './project.js';
@@ -34,6 +35,7 @@ interface PgLikeError { code?: string; message?: string; detail?: string }
 
 /** What went wrong, for the person at the terminal and for --json. */
 export function describeFailure(err: unknown, lang: Lang): Failure {
+  if (err instanceof GameFileError) return { error: err.code, message: err.message };
   if (err instanceof CliError) {
     return { error: 'invalid_input', message: err.message, ...(err.details ? { details: err.details as Failure['details'] } : {}) };
   }
