@@ -9,7 +9,7 @@ import { reportEmbeddedPostgresTo } from '../../../twin/postgres/embedded.js';
 import { claimInstance } from '../../../twin/instance.js';
 import { startService } from '../../server.js';
 import { say } from '../locale.js';
-import type { CommandContext } from '../output.js';
+import { errorText, type CommandContext } from '../output.js';
 
 export function registerStart(program: Command, ctx: CommandContext): void {
   const { lang } = ctx;
@@ -40,7 +40,7 @@ export function registerStart(program: Command, ctx: CommandContext): void {
         });
       } catch (err) {
         await lock.release();
-        console.error(say({ fr: 'Manette n’a pas pu démarrer : {m}', en: 'Manette could not start: {m}' }, lang, { m: (err as Error).message }));
+        console.error(say({ fr: 'Manette n’a pas pu démarrer : {m}', en: 'Manette could not start: {m}' }, lang, { m: errorText(err, lang) }));
         process.exit(1);
       }
       ctx.serving = true;
