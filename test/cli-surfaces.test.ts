@@ -11,6 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './support/net.js';
+import { freshDatabase } from './support/harness.js';
 import { packedManette } from './support/pack.js';
 
 const execFileP = promisify(execFile);
@@ -137,6 +138,21 @@ describe('one language per output', () => {
     expect(last((await manette(['apply', '--json'], FR, REPO)).stdout)).toEqual({
       ok: false, error: 'file_missing', message: 'quel fichier ? npx manette apply <fichier>',
     });
+  });
+
+  it('apply: a problem only the database finds (a rule function that does not exist) is said in the locale too', async () => {
+    await writeFile(path.join(root, 'no-rules.json'), JSON.stringify({
+      jeu: 'sans-regles', nom: 'X', modes: { solo: { equipes: 1, joueurs_par_equipe: 1, regles: 'jeu.absente' } },
+    }));
+    const DATABASE_URL = await freshDatabase();
+    const en = await manette(['apply', 'no-rules.json', '--json'], { ...EN, DATABASE_URL });
+    expect(en.code).toBe(1);
+    expect(JSON.parse(en.stdout.trim().split('\n').pop()!)).toEqual({
+      ok: false, error: 'invalid_game_file',
+      message: 'modes.solo.regles: rule function not found: jeu.absente(partie jsonb, joueur_id uuid, action text, donnees jsonb) returns jsonb (create it in a migration before applying the file)',
+    });
+    const fr = await manette(['apply', 'no-rules.json'], { ...FR, DATABASE_URL });
+    expect(fr.stderr.trim()).toBe('modes.solo.regles : fonction de règles introuvable : jeu.absente(partie jsonb, joueur_id uuid, action text, donnees jsonb) returns jsonb (créez-la par une migration avant d’appliquer le fichier)');
   });
 
   it('--version prints the package\'s version', async () => {

@@ -8,6 +8,7 @@ import { readSettings } from '../config/settings.js';
 import { GameFileError } from '../config/apply.js';
 import { CliError, withDatabase } from './database.js';
 import { say } from './locale.js';
+import { rulesProblemText } from './apply-texts.js';
 import type { Project } from './project.js';
 
 export interface CommandContext {
@@ -65,13 +66,15 @@ export function describeFailure(err: unknown, lang: Lang): Failure {
   }
   const migration = migrationFailure((err as Error)?.message ?? '', lang);
   if (migration) return migration;
+  const rules = rulesProblemText((err as Error)?.message ?? '', lang);
+  if (rules) return { error: 'invalid_game_file', message: rules };
   return { error: 'internal_error', message: say({ fr: 'échec : {m}', en: 'failed: {m}' }, lang, { m: (err as Error)?.message ?? String(err) }) };
 }
 
 /** An error's text for a person: the migration runner's refusals translated, else as is. */
 export function errorText(err: unknown, lang: Lang): string {
   const message = (err as Error)?.message ?? String(err);
-  return migrationFailure(message, lang)?.message ?? message;
+  return migrationFailure(message, lang)?.message ?? rulesProblemText(message, lang) ?? message;
 }
 
 /** The migration runner's refusals (api/db/migrate.ts, in English), in the user's language. */
