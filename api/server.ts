@@ -42,6 +42,8 @@ export interface StartOptions {
   /** A studio's game file: applied at every start (idempotent), instead of the demo. */
   gameFile?: string;
   lang?: Lang;
+  /** A file for the API's log lines (requests): stdout then gets only warnings and errors. */
+  requestLog?: string;
 }
 
 export { supabaseSigningKey } from './app-factory.js';
@@ -137,6 +139,7 @@ export async function startService(
         poolSize: workerPoolSize(settings, workers),
         hashParallelism: workerHashParallelism(settings, workers),
         realtime: realtime.localPort !== undefined ? { url: realtime.url, localPort: realtime.localPort } : undefined,
+        requestLog: opts.requestLog,
       }, logger);
       cleanups.push(() => forked.close());
       return {
@@ -144,7 +147,7 @@ export async function startService(
       };
     }
 
-    const app = buildFacade({ pool, settings, realtime }, logger);
+    const app = buildFacade({ pool, settings, realtime }, opts.requestLog ? createLogger(settings.LOG_LEVEL, opts.requestLog) : logger);
     const server = createApiServer(app, { ...DEFAULT_LIMITS, maxConnectionsPerAddress: settings.MANETTE_MAX_CONNECTIONS_PER_ADDRESS });
     await listen(server, settings.PORT, settings.HOST);
     cleanups.push(() => new Promise((r) => { server.close(r); server.closeAllConnections(); }));

@@ -45,6 +45,8 @@ export interface WorkerConfig {
   hashParallelism: number;
   /** The local Realtime stand-in; absent with a Supabase project's (MANETTE_REALTIME_URL). */
   realtime?: { url: string; localPort: number };
+  /** The file for the worker's log lines (api/logger.ts); stdout when absent. */
+  requestLog?: string;
 }
 
 /** A worker's share of the service's pool: MANETTE_DB_POOL_SIZE split among them, at least 2. */
@@ -138,7 +140,7 @@ export async function runWorker(): Promise<void> {
     MANETTE_DB_POOL_SIZE: config.poolSize,
     MANETTE_HASH_PARALLELISM: config.hashParallelism,
   };
-  const logger = createLogger(settings.LOG_LEVEL);
+  const logger = createLogger(settings.LOG_LEVEL, config.requestLog);
 
   let server: http.Server | undefined;
   let pool: ReturnType<typeof createPool> | undefined;

@@ -163,6 +163,10 @@ describe('a studio project with Manette as a package', () => {
     const pkg = JSON.parse(await readFile(path.join(studio, 'package.json'), 'utf8'));
     expect(pkg.dependencies.manette).toMatch(/manette-.*\.tgz$/);
     expect(pkg.scripts).toMatchObject({ start: 'manette start', test: 'manette test' });
+    // For the next `npm install`: the install scripts allowed as in Manette, the Supabase CLI at Manette's version.
+    const manettePkg = JSON.parse(await readFile(path.join(REPO, 'package.json'), 'utf8'));
+    expect(pkg.allowScripts).toMatchObject({ ...manettePkg.allowScripts, esbuild: false, '@scarf/scarf': false });
+    expect(pkg.devDependencies).toEqual({ supabase: manettePkg.devDependencies.supabase });
 
     await writeFile(path.join(studio, 'README.md'), '# mine\n');
     const again = await manette(['init'], { LANG: 'fr_FR.UTF-8' });

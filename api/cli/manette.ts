@@ -4,6 +4,7 @@
 import { Command } from 'commander';
 import { z } from 'zod';
 import { cliLang } from './locale.js';
+import { localizeCommander } from './commander-texts.js';
 import { commandContext } from './output.js';
 import { resolveProject } from './project.js';
 import { registerStart } from './commands/start.js';
@@ -22,7 +23,7 @@ const lang = cliLang();
 z.config(lang === 'fr' ? z.locales.fr() : z.locales.en());
 const ctx = commandContext(lang, resolveProject());
 
-const program = new Command('manette')
+const program = localizeCommander(new Command('manette'), lang)
   .description(lang === 'fr' ? 'Manette, le backend de jeu' : 'Manette game backend')
   .showHelpAfterError()
   // Subcommands inherit these (created after them).

@@ -5,8 +5,10 @@ import { asAdmin } from '../db/admin.js';
 import { detailMessageFor, messageFor, type Lang } from '../http/messages.js';
 import type { Settings } from '../config/settings.js';
 import { readSettings } from '../config/settings.js';
+import { GameFileError } from '../config/apply.js';
 import { CliError, withDatabase } from './database.js';
 import { say } from './locale.js';
+import { rulesProblemText } from './apply-texts.js';
 import type { Project } from './project.js';
 
 export interface CommandContext {
@@ -34,6 +36,7 @@ interface PgLikeError { code?: string; message?: string; detail?: string }
 
 /** What went wrong, for the person at the terminal and for --json. */
 export function describeFailure(err: unknown, lang: Lang): Failure {
+  if (err instanceof GameFileError) return { error: err.code, message: err.message };
   if (err instanceof CliError) {
     return { error: 'invalid_input', message: err.message, ...(err.details ? { details: err.details as Failure['details'] } : {}) };
   }
@@ -61,7 +64,46 @@ export function describeFailure(err: unknown, lang: Lang): Failure {
   if (/ECONNREFUSED|ENOTFOUND|ETIMEDOUT|Connection terminated|password authentication failed/i.test(`${code} ${e.message ?? ''}`)) {
     return { error: 'unavailable', message: say({ fr: 'Base de données injoignable : {m}', en: 'Cannot reach the database: {m}' }, lang, { m: e.message ?? code }) };
   }
+  const migration = migrationFailure((err as Error)?.message ?? '', lang);
+  if (migration) return migration;
+  const rules = rulesProblemText((err as Error)?.message ?? '', lang);
+  if (rules) return { error: 'invalid_game_file', message: rules };
   return { error: 'internal_error', message: say({ fr: 'échec : {m}', en: 'failed: {m}' }, lang, { m: (err as Error)?.message ?? String(err) }) };
+}
+
+/** An error's text for a person: the migration runner's refusals translated, else as is. */
+export function errorText(err: unknown, lang: Lang): string {
+  const message = (err as Error)?.message ?? String(err);
+  return migrationFailure(message, lang)?.message ?? rulesProblemText(message, lang) ?? message;
+}
+
+/** The migration runner's refusals (api/db/migrate.ts, in English), in the user's language. */
+function migrationFailure(message: string, lang: Lang): Failure | undefined {
+  let m = /^applied migration changed: (.+?) \(sha256 differs/.exec(message);
+  if (m) {
+    return {
+      error: 'migration_changed',
+      message: say({
+        fr: 'Migration déjà appliquée puis modifiée : {files}. Les migrations ne font que s’ajouter : remets le fichier appliqué tel qu’il était et mets le changement dans une nouvelle migration. Rien n’a été appliqué.',
+        en: 'Applied migration changed: {files}. Migrations are append-only: restore the applied file and put the change in a new migration. Nothing was applied.',
+      }, lang, { files: m[1]! }),
+    };
+  }
+  m = /^two different migrations have version (\d+): (.+) and (.+)\. Nothing was applied\.$/s.exec(message);
+  if (m) {
+    return {
+      error: 'migration_conflict',
+      message: say({
+        fr: 'deux migrations différentes ont la version {v} : {a} et {b}. Rien n’a été appliqué.',
+        en: 'two different migrations have version {v}: {a} and {b}. Nothing was applied.',
+      }, lang, { v: m[1]!, a: m[2]!, b: m[3]! }),
+    };
+  }
+  m = /^migration (\S+) failed: (.*)$/s.exec(message);
+  if (m) {
+    return { error: 'migration_failed', message: say({ fr: 'la migration {f} a échoué : {m}', en: 'migration {f} failed: {m}' }, lang, { f: m[1]!, m: m[2]! }) };
+  }
+  return undefined;
 }
 
 /** Prints a failure (stderr for a person; stdout too with --json) and sets exit code 1. */

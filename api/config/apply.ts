@@ -8,25 +8,32 @@ import type { Lang } from '../http/messages.js';
 
 export interface ApplyResult { ok: true; jeu: string; api_key: string }
 
-export class GameFileError extends Error {}
+/** A game file refused before any database work; `code` is the --json error code. */
+export class GameFileError extends Error {
+  constructor(message: string, readonly code: 'file_missing' | 'file_unreadable' | 'invalid_json' | 'invalid_game_file' = 'invalid_game_file') {
+    super(message);
+  }
+}
 
 export async function readGameFile(file: string, lang: Lang = 'fr') {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch {
-    throw new GameFileError(lang === 'fr' ? `fichier introuvable ou illisible : ${file}` : `file not found or unreadable: ${file}`);
+    throw new GameFileError(lang === 'fr' ? `fichier introuvable ou illisible : ${file}` : `file not found or unreadable: ${file}`, 'file_unreadable');
   }
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (err) {
+    // The parser's own text is English: French says where instead.
+    const at = /position (\d+)/.exec((err as Error).message)?.[1];
     throw new GameFileError(lang === 'fr'
-      ? `${file} n’est pas du JSON valide : ${(err as Error).message}`
-      : `${file} is not valid JSON: ${(err as Error).message}`);
+      ? `${file} n’est pas du JSON valide (${at === undefined ? 'fin du fichier atteinte trop tôt' : `position ${at}`})`
+      : `${file} is not valid JSON: ${(err as Error).message}`, 'invalid_json');
   }
   const parsed = parseGameConfig(raw, lang);
-  if (!parsed.ok) throw new GameFileError(`${file} : ${parsed.error}`);
+  if (!parsed.ok) throw new GameFileError(`${file}${lang === 'fr' ? ' : ' : ': '}${parsed.error}`, 'invalid_game_file');
   return parsed.config;
 }
 

@@ -110,6 +110,26 @@ export const GameConfig = z.strictObject({
 
 export type GameConfig = z.infer<typeof GameConfig>;
 
+/** This file's own texts above, in English (the API's are translated by detailMessageFor). */
+const OWN_DETAILS_EN: [RegExp, (m: RegExpExecArray) => string][] = [
+  [/^valeur_min doit être inférieure ou égale à valeur_max$/, () => 'valeur_min must be less than or equal to valeur_max'],
+  [/^fin doit être après debut$/, () => 'fin must be after debut'],
+  [/^une salle compte de 1 à 128 joueurs$/, () => 'a room holds 1 to 128 players'],
+  [/^classement inconnu « (.*) » \(il doit être déclaré dans classements\)$/su, (m) => `unknown leaderboard "${m[1]}" (it must be declared in classements)`],
+  [/^le classement « (.*) » doit avoir l’opérateur somme \(il a « (.*) »\)$/su, (m) => `leaderboard "${m[1]}" must have the operator somme (it has "${m[2]}")`],
+  [/^les bornes du classement « (.*) » doivent admettre 1 \(une victoire\)$/su, (m) => `the bounds of leaderboard "${m[1]}" must allow 1 (one win)`],
+];
+
+function detailText(message: string, lang: Lang): string {
+  if (lang === 'en') {
+    for (const [re, en] of OWN_DETAILS_EN) {
+      const m = re.exec(message);
+      if (m) return en(m);
+    }
+  }
+  return detailMessageFor(message, lang);
+}
+
 /** A readable error naming the field, or the parsed config. Zod's own texts follow its
  *  configured locale (the CLI sets it); ours are translated like the API's details. */
 export function parseGameConfig(raw: unknown, lang: Lang = 'fr'): { ok: true; config: GameConfig } | { ok: false; error: string } {
@@ -122,7 +142,7 @@ export function parseGameConfig(raw: unknown, lang: Lang = 'fr'): { ok: true; co
   const parsed = GameConfig.safeParse(raw);
   if (parsed.success) return { ok: true, config: parsed.data };
   const root = lang === 'fr' ? '(racine)' : '(root)';
-  const lines = parsed.error.issues.map((i) => `  ${i.path.length ? i.path.map(String).join('.') : root}: ${detailMessageFor(i.message, lang)}`);
+  const lines = parsed.error.issues.map((i) => `  ${i.path.length ? i.path.map(String).join('.') : root}: ${detailText(i.message, lang)}`);
   return { ok: false, error: `${lang === 'fr' ? 'fichier de jeu invalide :' : 'invalid game file:'}\n${lines.join('\n')}` };
 }
 

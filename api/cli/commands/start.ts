@@ -9,7 +9,7 @@ import { reportEmbeddedPostgresTo } from '../../../twin/postgres/embedded.js';
 import { claimInstance } from '../../../twin/instance.js';
 import { startService } from '../../server.js';
 import { say } from '../locale.js';
-import type { CommandContext } from '../output.js';
+import { errorText, type CommandContext } from '../output.js';
 
 export function registerStart(program: Command, ctx: CommandContext): void {
   const { lang } = ctx;
@@ -19,6 +19,9 @@ export function registerStart(program: Command, ctx: CommandContext): void {
       : 'start the service (embedded Postgres unless DATABASE_URL is set)')
     .action(async () => {
       const settings = ctx.settings();
+      // Request lines would scroll the banner away in a terminal: there they go to a file.
+      const requestLog = settings.MANETTE_REQUEST_LOG === 'stdout' ? undefined
+        : settings.MANETTE_REQUEST_LOG ?? (process.stdout.isTTY ? path.join(settings.MANETTE_DATA_DIR, 'requests.log') : undefined);
       const logger = createLogger(settings.LOG_LEVEL);
       const lock = await claimInstance(settings.MANETTE_DATA_DIR);
       if (!('release' in lock)) {
@@ -33,11 +36,11 @@ export function registerStart(program: Command, ctx: CommandContext): void {
       let service;
       try {
         service = await startService(settings, logger, {
-          migrationDirs: ctx.project.migrationDirs, gameFile: ctx.project.gameFile, lang,
+          migrationDirs: ctx.project.migrationDirs, gameFile: ctx.project.gameFile, lang, requestLog,
         });
       } catch (err) {
         await lock.release();
-        console.error(say({ fr: 'Manette n’a pas pu démarrer : {m}', en: 'Manette could not start: {m}' }, lang, { m: (err as Error).message }));
+        console.error(say({ fr: 'Manette n’a pas pu démarrer : {m}', en: 'Manette could not start: {m}' }, lang, { m: errorText(err, lang) }));
         process.exit(1);
       }
       ctx.serving = true;
@@ -45,20 +48,24 @@ export function registerStart(program: Command, ctx: CommandContext): void {
       const game = service.game;
       const origin = new URL(service.baseUrl).origin;
       const fr = lang === 'fr';
+      // The names are the README's: API, API docs, Realtime, the web demo, the SDK.
       console.log([
         '',
         `  ${fr ? 'Manette est prête.' : 'Manette is ready.'}`,
         `  API       ${service.baseUrl}${service.workers > 1 ? `  (${service.workers} ${fr ? 'processus' : 'processes'})` : ''}`,
-        `  Docs      ${service.baseUrl}/docs/`,
+        `  ${(fr ? 'Docs API' : 'API docs').padEnd(9)} ${service.baseUrl}/docs/`,
         `  Realtime  ${service.realtimeUrl}`,
         ...(service.realtimeServiceKey
-          ? [`  Service   ${service.realtimeServiceKey}  (${fr ? 'clé de service du Realtime local' : 'service key of the local Realtime'} : POST /realtime/v1/api/broadcast)`]
+          ? [`  Service   ${service.realtimeServiceKey}  (${fr ? 'clé de service du Realtime local : POST' : 'service key of the local Realtime: POST'} /realtime/v1/api/broadcast)`]
           : []),
         game
           ? `  ${(fr ? 'Jeu' : 'Game').padEnd(9)} ${game.jeu}  x-api-key: ${game.api_key}`
           : `  ${(fr ? 'Jeu' : 'Game').padEnd(9)} ${fr ? '(aucun : npx manette apply <fichier>)' : '(none: npx manette apply <file>)'}`,
-        ...(game ? [`  ${(fr ? 'Jeu web' : 'Web game').padEnd(9)} ${origin}/demo/?key=${game.api_key}`] : []),
+        ...(game ? [`  ${(fr ? 'Démo web' : 'Web demo').padEnd(9)} ${origin}/demo/?key=${game.api_key}`] : []),
         `  SDK       ${origin}/sdk/manette.js`,
+        ...(requestLog ? [`  ${(fr ? 'Requêtes' : 'Requests').padEnd(9)} ${requestLog}  (${fr
+          ? 'le journal des requêtes : tail -f pour le suivre ; MANETTE_REQUEST_LOG=stdout pour l’avoir ici'
+          : 'the request log: tail -f to follow it; MANETTE_REQUEST_LOG=stdout to get it here'})`] : []),
         `  ${(fr ? 'Base' : 'Database').padEnd(9)} ${settings.DATABASE_URL ? 'DATABASE_URL' : `${fr ? 'Postgres embarqué' : 'embedded Postgres'} (${path.join(settings.MANETTE_DATA_DIR, 'postgres')})`}`,
         '',
       ].join('\n'));

@@ -1,3 +1,5 @@
+-- Migrations are append-only: once this file is applied somewhere, never edit it; a new
+-- version of the function (create or replace) goes in a new, later migration.
 create schema if not exists jeu;
 
 -- Nim: a pile of 15 sticks; in turn, each player takes 1, 2 or 3; who takes the last wins.
