@@ -114,8 +114,6 @@ describe.skipIf(!haveBrowser)('web demo in a browser', () => {
     // Mid-game, for the docs (once X's page has drawn O's move).
     await expect.poll(() => cell(x, 4).textContent(), { timeout: 15_000 }).toBe('O');
     expect(await x.page.locator('#move-error').textContent()).toBe('');
-    await x.page.mouse.move(0, 0);
-    await x.page.screenshot({ path: path.join(SCREENSHOT_DIR, 'demo.png') });
     await play(x, 2, 'X');
 
     // The other player sees the final state through the `etat` event.
@@ -130,6 +128,11 @@ describe.skipIf(!haveBrowser)('web demo in a browser', () => {
       await expect.poll(() => p.page.locator(`#leaderboard li[data-joueur="${winnerId}"] strong`).textContent({ timeout: 2_000 }).catch(() => null), { timeout: 15_000 }).toBe('1');
     }
     expect(await o.page.locator('#leaderboard li').count()).toBe(1);
+    // The panel no longer says "match found": it is back to its Play button.
+    for (const p of [x, o]) {
+      await p.page.locator('manette-matchmaking').getByRole('button', { name: 'Jouer' }).waitFor({ timeout: 10_000 });
+      expect(await p.page.locator('manette-matchmaking').getByText('Partie trouvée').count()).toBe(0);
+    }
 
     // A new match: one click queues again (the panel waits for an opponent), and nothing
     // of the last match stays on the page.
@@ -197,6 +200,7 @@ describe.skipIf(!haveBrowser)('web demo in a browser', () => {
     // Styled like the page's buttons: the primary colour, not the browser's grey.
     expect(await button.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(108, 92, 231)');
     expect(await page.locator('html').getAttribute('lang')).toBe('en');
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'demo-key-refused-en.png') });
     await page.getByLabel(/sk_live_/).fill(key);
     await button.click();
     await page.locator('#app').waitFor({ state: 'visible', timeout: 15_000 });
@@ -204,6 +208,79 @@ describe.skipIf(!haveBrowser)('web demo in a browser', () => {
     expect(errors).toEqual([]);
     await ctx.close();
   });
+
+  // The page at its key moments, as the docs show it (docs/img/demo*.png with
+  // UPDATE_SCREENSHOTS=1): a desktop and a 375×740 phone, in a French and an English browser.
+  for (const lang of ['fr', 'en'] as const) {
+    it(`key form, signed in, a refused move, after a match: desktop and phone, ${lang}`, async () => {
+      const L = lang === 'fr'
+        ? { locale: 'fr-FR', signUp: 'Pas encore de compte ? Inscris-toi', pseudo: 'Pseudo', email: 'E-mail', password: 'Mot de passe (8 caractères au moins)',
+            create: 'Créer mon compte', signedIn: 'Connecté en tant que', play: 'Jouer', mine: 'À toi de jouer !', taken: 'Cette case est déjà prise.',
+            notYours: 'Ce n’est pas ton tour.', won: 'Tu as gagné !', key: 'Utiliser cette clé' }
+        : { locale: 'en-US', signUp: 'No account yet? Sign up', pseudo: 'Username', email: 'Email', password: 'Password (at least 8 characters)',
+            create: 'Create my account', signedIn: 'Signed in as', play: 'Play', mine: 'Your turn!', taken: 'This square is already taken.',
+            notYours: 'It is not your turn.', won: 'You won!', key: 'Use this key' };
+      const suffix = lang === 'fr' ? '' : '-en';
+      const shot = (p: Page, name: string, phone: boolean) => p.screenshot({ path: path.join(SCREENSHOT_DIR, `demo${name ? `-${name}` : ''}${phone ? '-phone' : ''}${suffix}.png`) });
+      const players: { page: Page; ctx: BrowserContext; phone: boolean; pseudo: string }[] = [];
+      for (const [i, phone] of [false, true].entries()) {
+        const ctx = await browser.newContext({ viewport: phone ? { width: 375, height: 740 } : { width: 1280, height: 860 }, locale: L.locale });
+        const page = await ctx.newPage();
+        // The key form: a first visit without a key.
+        await page.goto(`${origin}/demo/`);
+        await page.getByRole('button', { name: L.key }).waitFor();
+        await shot(page, 'key', phone);
+        await page.getByLabel(/sk_live_/).fill(key);
+        await page.getByRole('button', { name: L.key }).click();
+        const pseudo = [['camille', 'leo'], ['ada', 'ben']][lang === 'fr' ? 0 : 1]![i]!;
+        const login = page.locator('manette-login');
+        await login.getByRole('button', { name: L.signUp }).click();
+        await login.getByLabel(L.pseudo, { exact: true }).fill(pseudo);
+        await login.getByLabel(L.email).fill(`${pseudo}@example.test`);
+        await login.getByLabel(L.password).fill('motdepasse-solide');
+        await login.getByRole('button', { name: L.create }).click();
+        await login.getByText(`${L.signedIn} ${pseudo}`).waitFor({ timeout: 15_000 });
+        await page.locator('#leaderboard li').first().waitFor({ timeout: 15_000 }).catch(() => {});
+        await page.mouse.move(0, 0);
+        await shot(page, 'signed-in', phone);
+        players.push({ page, ctx, phone, pseudo });
+      }
+      for (const p of players) await p.page.locator('manette-matchmaking').getByRole('button', { name: L.play }).click();
+      for (const p of players) await p.page.locator('#match').waitFor({ state: 'visible', timeout: 20_000 });
+      const turnOf = (p: Page) => p.locator('#turn').textContent();
+      await expect.poll(async () => (await Promise.all(players.map((p) => turnOf(p.page)))).filter((t) => t === L.mine).length, { timeout: 15_000 }).toBe(1);
+      const [x, o] = (await turnOf(players[0]!.page)) === L.mine ? [players[0]!, players[1]!] : [players[1]!, players[0]!];
+      const move = async (p: Page, i: number, mark: string) => {
+        await expect.poll(() => turnOf(p), { timeout: 15_000 }).toBe(L.mine);
+        await p.locator(`#board .cell[data-case="${i}"]`).click();
+        await expect.poll(() => p.locator(`#board .cell[data-case="${i}"]`).textContent(), { timeout: 15_000 }).toBe(mark);
+      };
+      await move(x.page, 0, 'X');
+      await move(o.page, 4, 'O');
+      await move(x.page, 1, 'X');
+      // Both refused: O on X's square, X out of turn; each page shows the server's message.
+      await expect.poll(() => turnOf(o.page), { timeout: 15_000 }).toBe(L.mine);
+      await o.page.locator('#board .cell[data-case="0"]').click();
+      await x.page.locator('#board .cell[data-case="8"]').click();
+      await expect.poll(() => o.page.locator('#move-error').textContent(), { timeout: 15_000 }).toBe(L.taken);
+      await expect.poll(() => x.page.locator('#move-error').textContent(), { timeout: 15_000 }).toBe(L.notYours);
+      for (const p of players) {
+        expect(await p.page.locator('#move-error').evaluate((el) => el.getBoundingClientRect().bottom <= window.innerHeight)).toBe(true);
+        await p.page.mouse.move(0, 0);
+        await shot(p.page, '', p.phone); // demo.png: the page mid-game
+      }
+      await move(o.page, 3, 'O');
+      await move(x.page, 2, 'X');
+      await expect.poll(() => turnOf(x.page), { timeout: 15_000 }).toBe(L.won);
+      for (const p of players) {
+        await p.page.locator(`#leaderboard li strong`).first().waitFor({ timeout: 15_000 });
+        await expect.poll(() => p.page.locator('#again').isVisible(), { timeout: 15_000 }).toBe(true);
+        await p.page.mouse.move(0, 0);
+        await shot(p.page, 'over', p.phone);
+      }
+      for (const p of players) await p.ctx.close();
+    });
+  }
 
   it('serves an icon at /favicon.ico', async () => {
     const res = await fetch(`${origin}/favicon.ico`);

@@ -299,6 +299,8 @@ async function start() {
       askForfeit(false);
       $('forfeit').hidden = true;
       $('again').hidden = false;
+      // The panel's "match found" is over too: back to its Play button.
+      if (matchmaking.state === 'matched') matchmaking.reset();
       // The server credited the win (classement_victoires): no client can write it.
       void showLeaderboard();
     }
