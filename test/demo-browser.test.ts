@@ -40,12 +40,12 @@ describe.skipIf(!haveBrowser)('web demo in a browser', () => {
   interface Player { ctx: BrowserContext; page: Page; pseudo: string; errors: string[] }
 
   /** Opens /demo/?key=... and signs up through the login panel. */
-  async function signUp(pseudo: string, viewport = { width: 1280, height: 860 }): Promise<Player> {
+  async function signUp(pseudo: string, viewport = { width: 1280, height: 860 }, at = { origin: '', key: '' }): Promise<Player> {
     const ctx = await browser.newContext({ viewport, locale: 'fr-FR' });
     const page = await ctx.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${origin}/demo/?key=${key}`);
+    await page.goto(`${at.origin || origin}/demo/?key=${at.key || key}`);
     // The key went to localStorage and left the address bar.
     expect(new URL(page.url()).searchParams.has('key')).toBe(false);
     const login = page.locator('manette-login');
@@ -329,6 +329,39 @@ describe.skipIf(!haveBrowser)('web demo in a browser', () => {
       const other = await fetch(`${studioOrigin}/demo/jeu.json`, { headers: { 'x-api-key': 'sk_live_other' } });
       expect(other.status).toBe(404);
       await ctx.close();
+
+      // A match of `duel` (rule tour_par_tour, not morpion): the state as the server sends
+      // it and a form for any action; a refusal is shown as for morpion.
+      const at = { origin: studioOrigin, key: service.game!.api_key };
+      const players = [await signUp('margot', undefined, at), await signUp('nils', undefined, at)];
+      for (const p of players) {
+        await p.page.locator('#mode').selectOption('duel');
+        await p.page.locator('manette-matchmaking').getByRole('button', { name: 'Jouer' }).click();
+      }
+      for (const p of players) await p.page.locator('#match').waitFor({ state: 'visible', timeout: 20_000 });
+      for (const p of players) {
+        expect(await p.page.locator('#mode').isDisabled()).toBe(true);
+        expect(await p.page.locator('#board').isHidden()).toBe(true);
+        expect(await p.page.locator('#generic').isVisible()).toBe(true);
+      }
+      await expect.poll(async () => (await Promise.all(players.map((p) => turn(p).textContent()))).filter((t) => t === 'À toi de jouer !').length, { timeout: 15_000 }).toBe(1);
+      const [first, second] = (await turn(players[0]!).textContent()) === 'À toi de jouer !' ? players : [players[1]!, players[0]!];
+      await first!.page.getByLabel('Action').fill('poser');
+      await first!.page.getByLabel('Données (JSON)').fill('{"pion": "b2"}');
+      await first!.page.getByRole('button', { name: 'Envoyer' }).click();
+      for (const p of players) {
+        await expect.poll(async () => JSON.parse((await p.page.locator('#etat').textContent()) || '{}'), { timeout: 15_000 }).toMatchObject({ pion: 'b2' });
+      }
+      await expect.poll(() => turn(second!).textContent(), { timeout: 15_000 }).toBe('À toi de jouer !');
+      // Out of turn now: refused by the server's rule.
+      await first!.page.getByRole('button', { name: 'Envoyer' }).click();
+      await expect.poll(() => first!.page.locator('#move-error').textContent(), { timeout: 15_000 }).toBe('Ce n’est pas ton tour.');
+      await first!.page.mouse.move(0, 0);
+      await first!.page.screenshot({ path: path.join(SCREENSHOT_DIR, 'demo-studio.png') });
+      for (const p of players) {
+        expect(p.errors).toEqual([]);
+        await p.ctx.close();
+      }
     } finally {
       await service.close();
     }

@@ -181,6 +181,8 @@ async function start() {
     $('lobby').hidden = true;
     $('again').hidden = true;
     $('forfeit').hidden = false;
+    // The mode is that of the match until it ends.
+    select.disabled = true;
     // On a phone the match is below the panels: bring it into view.
     $('match').scrollIntoView({ block: 'start' });
     // The room: `etat` is the official state after each accepted move (both players' moves).
@@ -197,6 +199,7 @@ async function start() {
     current = null;
     $('match').hidden = true;
     $('lobby').hidden = false;
+    select.disabled = false;
     $('move-error').textContent = '';
     $('turn').textContent = '';
     $('turn').dataset.state = '';
@@ -299,6 +302,7 @@ async function start() {
       askForfeit(false);
       $('forfeit').hidden = true;
       $('again').hidden = false;
+      select.disabled = false;
       // The panel's "match found" is over too: back to its Play button.
       if (matchmaking.state === 'matched') matchmaking.reset();
       // The server credited the win (classement_victoires): no client can write it.
