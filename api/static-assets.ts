@@ -45,10 +45,11 @@ export function mountStaticAssets(app: Express, basePath: string): void {
   app.use(`${basePath}/sdk`, sdk);
 
   // The browsers' default icon request: the demo's icon rather than a 404 on every page.
-  app.get('/favicon.ico', (_req: Request, res: Response) => {
+  // Where the file is not shipped (the Edge Function's bundle), the JSON 404 as before.
+  app.get('/favicon.ico', (_req: Request, res: Response, next: NextFunction) => {
     res.sendFile(path.join(DEMO_DIR, 'favicon.ico'), {
       headers: { 'Content-Type': 'image/x-icon', 'Cache-Control': 'public, max-age=86400', 'X-Content-Type-Options': 'nosniff' },
-    });
+    }, (err) => { if (err && !res.headersSent) next(); });
   });
 
   // The game `manette start` serves, for the page's title and modes; only for its key.
