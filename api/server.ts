@@ -10,7 +10,7 @@ import type { Settings } from './config/settings.js';
 import { migrate } from './db/migrate.js';
 import { callApi, createPool, verifyApiIdentity, type Pool } from './db/pool.js';
 import { applyGameFile, gameCount } from './config/apply.js';
-import { existingDemoGame } from './config/demo.js';
+import { demoPageOfGame, existingDemoGame, setDemoPage, type DemoPage } from './config/demo.js';
 import { startEmbeddedPostgres, type RunningPostgres } from '../twin/postgres/embedded.js';
 import { standInOptions, startLocalRealtime, type LocalRealtime } from '../twin/realtime/server.js';
 import { buildFacade, supabaseRealtime } from './app-factory.js';
@@ -93,6 +93,10 @@ export async function startService(
       game = await existingDemoGame(databaseUrl).catch(() => undefined);
     }
 
+    // The web page at /demo/ shows this game (its name, its modes) to its key.
+    const demoPage: DemoPage | undefined = game ? await demoPageOfGame(databaseUrl, game.jeu).catch(() => undefined) : undefined;
+    if (game) setDemoPage(game.api_key, demoPage);
+
     const workers = settings.MANETTE_WORKERS;
     // With workers, this process's pool only checks the local Realtime's keys.
     const pool = createPool(databaseUrl, { role: settings.MANETTE_DB_ROLE, max: workers > 1 ? 2 : settings.MANETTE_DB_POOL_SIZE });
@@ -140,6 +144,7 @@ export async function startService(
         hashParallelism: workerHashParallelism(settings, workers),
         realtime: realtime.localPort !== undefined ? { url: realtime.url, localPort: realtime.localPort } : undefined,
         requestLog: opts.requestLog,
+        demoPage: game && demoPage ? { apiKey: game.api_key, page: demoPage } : undefined,
       }, logger);
       cleanups.push(() => forked.close());
       return {

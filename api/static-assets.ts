@@ -4,6 +4,7 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { demoPageFor } from './config/demo.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const SDK_DIST = path.join(ROOT, 'sdk', 'dist');
@@ -21,6 +22,7 @@ const TYPES: Record<string, string> = {
   '.json': 'application/json; charset=utf-8',
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
+  '.ico': 'image/x-icon',
 };
 
 function headers(cache: string) {
@@ -41,6 +43,22 @@ export function mountStaticAssets(app: Express, basePath: string): void {
   });
   app.use('/sdk', sdk);
   app.use(`${basePath}/sdk`, sdk);
+
+  // The browsers' default icon request: the demo's icon rather than a 404 on every page.
+  // Where the file is not shipped (the Edge Function's bundle), the JSON 404 as before.
+  app.get('/favicon.ico', (_req: Request, res: Response, next: NextFunction) => {
+    res.sendFile(path.join(DEMO_DIR, 'favicon.ico'), {
+      headers: { 'Content-Type': 'image/x-icon', 'Cache-Control': 'public, max-age=86400', 'X-Content-Type-Options': 'nosniff' },
+    }, (err) => { if (err && !res.headersSent) next(); });
+  });
+
+  // The game `manette start` serves, for the page's title and modes; only for its key.
+  app.get('/demo/jeu.json', (req: Request, res: Response) => {
+    const page = demoPageFor(req.get('x-api-key'));
+    res.setHeader('Cache-Control', 'no-store');
+    if (!page) return res.status(404).json({ ok: false, error: 'not_found', message: 'No description of this game here.' });
+    res.json(page);
+  });
 
   // `/demo` → `/demo/`, so the page's relative URLs resolve inside it.
   app.use('/demo', (req: Request, res: Response, next: NextFunction) => {

@@ -24,6 +24,7 @@ import { createApiServer, DEFAULT_LIMITS, listen } from './http/node-server.js';
 import type { Deps } from './http/route.js';
 import { countRateLimitsInPrimary, keepWorkersRateLimits } from './http/rate-limit-store.js';
 import { localRealtimeSigning } from '../twin/realtime/project-secret.js';
+import { setDemoPage, type DemoPage } from './config/demo.js';
 
 const WORKER_ENTRY = fileURLToPath(new URL('../bin/manette-worker.js', import.meta.url));
 const CONFIG_VAR = 'MANETTE_WORKER';
@@ -47,6 +48,8 @@ export interface WorkerConfig {
   realtime?: { url: string; localPort: number };
   /** The file for the worker's log lines (api/logger.ts); stdout when absent. */
   requestLog?: string;
+  /** The game the web page at /demo/ shows (api/config/demo.ts). */
+  demoPage?: { apiKey: string; page: DemoPage };
 }
 
 /** A worker's share of the service's pool: MANETTE_DB_POOL_SIZE split among them, at least 2. */
@@ -173,6 +176,7 @@ export async function runWorker(): Promise<void> {
     } else {
       realtime = await supabaseRealtime(settings);
     }
+    if (config.demoPage) setDemoPage(config.demoPage.apiKey, config.demoPage.page);
     const app = buildFacade({ pool, settings, realtime }, logger);
     // The worker's number (1, 2, ...; a replacement takes the next), not its pid.
     const id = String(cluster.worker?.id ?? 0);

@@ -122,6 +122,10 @@ describe('npm start with MANETTE_WORKERS=2', () => {
     expect(workers.every((id) => Number.isInteger(id) && id > 0)).toBe(true);
     const primary = await primaryPid();
     expect(workers).not.toContain(primary); // a number, not a pid
+    // Each worker serves the web page's description of the game (api/config/demo.ts).
+    const described = await Promise.all(Array.from({ length: 12 }, () => request('/demo/jeu.json', { 'x-api-key': demoKey })));
+    expect(described.map((a) => a.status)).toEqual(Array(12).fill(200));
+    expect(new Set(described.map((a) => a.worker)).size).toBe(2);
     workerPids = workerPidsOf(primary);
     expect(workerPids).toHaveLength(2);
     for (const pid of workerPids) {

@@ -1,4 +1,6 @@
-// The demo game's key, read without applying anything (a later `npm start` prints it).
+// The demo game's key, read without applying anything (a later `npm start` prints it), and
+// what the web page at /demo/ needs to know of the game `manette start` serves (its name,
+// its modes), so a studio's page shows the studio's game rather than the demo's.
 import { asAdmin } from '../db/admin.js';
 
 export const DEMO_GAME_SLUG = 'demo';
@@ -11,4 +13,45 @@ export async function existingDemoGame(databaseUrl: string): Promise<{ jeu: stri
        where g.slug = $1 and k.revoked_at is null order by k.created_at, k.id limit 1`, [DEMO_GAME_SLUG]);
     return rows[0] ? { jeu: DEMO_GAME_SLUG, api_key: rows[0].key } : undefined;
   });
+}
+
+/** What /demo/jeu.json says of a game: nothing the API does not already tell its players. */
+export interface DemoPage {
+  nom: string;
+  modes: { code: string; regles: string; equipes: number; joueurs_par_equipe: number; classement_victoires: string | null }[];
+}
+
+/** The page's view of a game's config (the applied file, as stored). */
+export function demoPageOf(config: Record<string, unknown>): DemoPage {
+  const modes = (config.modes && typeof config.modes === 'object' ? config.modes : {}) as Record<string, Record<string, unknown>>;
+  return {
+    nom: String(config.nom ?? config.jeu ?? ''),
+    modes: Object.entries(modes).map(([code, m]) => ({
+      code,
+      regles: String(m.regles ?? ''),
+      equipes: Number(m.equipes ?? 2),
+      joueurs_par_equipe: Number(m.joueurs_par_equipe ?? 1),
+      classement_victoires: typeof m.classement_victoires === 'string' ? m.classement_victoires : null,
+    })),
+  };
+}
+
+/** The applied config of the game `jeu`, for the page (as manette_admin, reads only). */
+export async function demoPageOfGame(databaseUrl: string, jeu: string): Promise<DemoPage | undefined> {
+  return asAdmin(databaseUrl, async (client) => {
+    const { rows } = await client.query<{ config: Record<string, unknown> }>('select config from manette.games where slug = $1', [jeu]);
+    return rows[0] ? demoPageOf(rows[0].config) : undefined;
+  });
+}
+
+/** The game this process serves the page for, by the key the banner prints. */
+let served: { apiKey: string; page: DemoPage } | undefined;
+
+export function setDemoPage(apiKey: string, page: DemoPage | undefined): void {
+  served = page ? { apiKey, page } : undefined;
+}
+
+/** The page's description for a key: only the served game's key gets one. */
+export function demoPageFor(apiKey: string | undefined): DemoPage | undefined {
+  return served && apiKey === served.apiKey ? served.page : undefined;
 }

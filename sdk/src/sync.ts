@@ -41,6 +41,8 @@ export class Sync {
   private readonly waiters = new Map<string, (s: Settled) => void>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private flushing: Promise<void> | undefined;
+  /** A pass that must send now, asked while another pass runs: it runs right after. */
+  private again: Promise<void> | undefined;
 
   constructor(private readonly t: Transport, private readonly session: Session, scope: string) {
     this.store = openQueueStore(`manette-sync-${scope}`);
@@ -48,11 +50,12 @@ export class Sync {
     this.channel = typeof BroadcastChannel !== 'undefined' ? new BroadcastChannel(`manette-sync-${scope}`) : undefined;
     this.channel?.addEventListener('message', (e: MessageEvent) => this.onRemote(e.data as { event: SyncEvent; settled?: Settled }));
     if (typeof window !== 'undefined' && typeof window.addEventListener === 'function') {
+      // Back online: a write waiting for its retry timer goes now, not when the timer fires.
       window.addEventListener('online', () => { void this.flush(); });
     }
-    session.onChange((j) => { if (j) void this.flush(); });
+    session.onChange((j) => { if (j) void this.pass(false); });
     // Writes left by a previous page (or another tab that closed) are replayed on load.
-    if (session.player) setTimeout(() => { void this.flush(); }, 0);
+    if (session.player) setTimeout(() => { void this.pass(false); }, 0);
   }
 
   onChange(cb: (e: SyncEvent) => void): () => void {
@@ -108,17 +111,37 @@ export class Sync {
       const timeout = setTimeout(() => { this.waiters.delete(id); resolve(undefined); }, SEND_WAIT_MS);
       this.waiters.set(id, (s) => { clearTimeout(timeout); this.waiters.delete(id); resolve(s); });
     });
-    void this.flush();
+    void this.pass(false);
     const s = await settled;
     if (!s || (!s.ok && s.retrying)) return pendingRow();
     if (!s.ok) throw s.error;
     return s.row;
   }
 
-  /** Sends what is queued for the current player, in order; resolves when this pass ends. */
+  /**
+   * Sends what is queued for the current player, in order, now: a write waiting for its
+   * retry timer (after a lost answer) is sent at once, not when the timer fires. Resolves
+   * when this pass ends (the write sent, refused, or still unanswered).
+   */
   flush(): Promise<void> {
-    this.flushing ??= this.withLock(() => this.drain()).finally(() => { this.flushing = undefined; });
-    return this.flushing;
+    return this.pass(true);
+  }
+
+  /**
+   * One pass over the queue. `now`: also the writes backing off (flush(), `online`); the
+   * others (a new write, the retry timer, a login) respect the backoff. A pass asked while
+   * another runs joins it, or, if it must send now, runs once more right after it.
+   */
+  private pass(now: boolean): Promise<void> {
+    if (now && this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+    if (this.flushing) {
+      if (!now) return this.flushing;
+      this.again ??= this.flushing.catch(() => undefined).then(() => { this.again = undefined; return this.pass(true); });
+      return this.again;
+    }
+    const run = this.withLock(() => this.drain(now)).finally(() => { if (this.flushing === run) this.flushing = undefined; });
+    this.flushing = run;
+    return run;
   }
 
   private async withLock(fn: () => Promise<void>): Promise<void> {
@@ -131,12 +154,14 @@ export class Sync {
     await withLease(this.lockName, fn);
   }
 
-  private async drain(): Promise<void> {
+  private async drain(now: boolean): Promise<void> {
     for (;;) {
       const player = this.session.player?.id;
       const token = this.session.currentToken;
       if (!player || !token) return;
-      const next = nextOp(await this.store.all(), player);
+      // Sending now ignores the head's backoff: each op is still sent at most once per
+      // pass, since a retry decision ends the pass.
+      const next = nextOp(await this.store.all(), player, now ? Number.POSITIVE_INFINITY : Date.now());
       if ('empty' in next) return;
       if ('wait' in next) return this.schedule(next.wait - Date.now());
       const op = await this.store.claim(next.op.id);
@@ -217,7 +242,7 @@ export class Sync {
 
   private schedule(ms: number): void {
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => { this.timer = undefined; void this.flush(); }, Math.max(50, ms));
+    this.timer = setTimeout(() => { this.timer = undefined; void this.pass(false); }, Math.max(50, ms));
   }
 }
 
