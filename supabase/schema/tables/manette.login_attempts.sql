@@ -25,6 +25,7 @@ comment on column manette.login_attempts.client_net is 'The client address (IPv4
 -- Indexes
 CREATE INDEX login_attempts_address_idx ON manette.login_attempts USING btree (game_id, identifier, client_net, created_at);
 CREATE INDEX login_attempts_lookup_idx ON manette.login_attempts USING btree (game_id, identifier, created_at);
+CREATE INDEX login_attempts_player_idx ON manette.login_attempts USING btree (game_id, player_id, client_net, created_at) WHERE (player_id IS NOT NULL);
 
 -- Policies
 create policy "Login attempts are visible to requests of their game" on manette.login_attempts
