@@ -1,4 +1,4 @@
-// Faults of the local stack (contract section 12): a killed `npm start` leaves no process
+// Faults of the local stack (docs/api.md): a killed `npm start` leaves no process
 // behind, stale lock and pid files do not block the next start, a crashed Postgres is
 // restarted by npm start's supervisor and the API recovers by itself, and the demo game is
 // created on a fresh embedded database only. Real processes, bounded waits, no mocks.

@@ -1,4 +1,4 @@
-// A hostile-input run (contract section 12): thousands of malformed requests on every
+// A hostile-input run (docs/api.md): thousands of malformed requests on every
 // endpoint, with and without a key and a player token, from a seeded generator (the seed
 // is printed on failure, so a run can be replayed). Every answer must be the JSON envelope
 // and none may be a 5xx.

@@ -1,4 +1,4 @@
-// Contract section 12 (hostile input and faults) at the edge, over real HTTP and real
+// Hostile input and faults (docs/api.md) at the edge, over real HTTP and real
 // sockets: U+0000, deep JSON, compressed bodies, what Node's parser rejects, slow clients,
 // connections per address, made-up keys, TRUST_PROXY, dual-stack listening, and a frozen
 // database (SIGSTOP) answered 503 within the deadline.

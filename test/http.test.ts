@@ -1,4 +1,4 @@
-// Contract section 1 (envelope and errors), 2 (CORS) and 9 (limits) across the façade.
+// The envelope and errors, CORS and limits (docs/api.md) across the façade.
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from './support/local-procs.js';

@@ -1,4 +1,4 @@
-// Contract section 12, over real HTTP: Idempotency-Key on every POST that creates or adds
+// Idempotency (docs/api.md), over real HTTP: Idempotency-Key on every POST that creates or adds
 // something (/tables/:nomTable, /leaderboards/:id/submit, /storage/upload, /match/action,
 // /players/register). The same key from the same player (before login: the same game and
 // client address) returns the first response and changes nothing more; another path or

@@ -1,4 +1,4 @@
-// Contract section 6 (leaderboards) over real HTTP: submission and its operators, atomic
+// Leaderboards (docs/leaderboards.md) over real HTTP: submission and its operators, atomic
 // concurrent submissions, listing with competition ranking, autour=moi, periods, config
 // changes, every error path; the bucket counters under concurrent writers (hot and
 // crossing counters, no retries); and, with a large board, plans that touch a bounded

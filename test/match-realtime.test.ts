@@ -1,4 +1,4 @@
-// Contract sections 8 and 11 end to end: the real façade and the local Realtime on the
+// Matches over Realtime (docs/matches.md) end to end: the real façade and the local Realtime on the
 // test database (which runs the RLS policies of realtime.messages the way Supabase does),
 // the unmodified @supabase/realtime-js (vsn 2.0.0) and a hand-written `ws` client on vsn
 // 1.0.0 JSON, configured only from GET /realtime/config. Match rooms are private: only

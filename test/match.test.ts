@@ -1,4 +1,4 @@
-// Contract section 8 (matches), over real HTTP: POST /match/action and GET /match/state,
+// Matches (docs/matches.md), over real HTTP: POST /match/action and GET /match/state,
 // every rule set and reason, abandonner, history, errors, the end of a match freeing its
 // players for matchmaking, a game's own rule function (and apply refusing a bad one), and
 // concurrent moves (one lock per match: of many moves for one turn exactly one counts).

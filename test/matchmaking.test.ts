@@ -1,4 +1,4 @@
-// Contract section 8 (matchmaking), over real HTTP: every endpoint, response shape and
+// Matchmaking (docs/matchmaking.md), over real HTTP: every endpoint, response shape and
 // error, rejoin, mode change, join while matched, leave, idle/waiting/matched, elo windows
 // and stale entries (time travel by moving the stored timestamps back).
 import pg from 'pg';

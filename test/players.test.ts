@@ -1,4 +1,4 @@
-// Contract section 3 (players) and section 2 (keys and tokens), over real HTTP.
+// Players, keys and tokens (docs/api.md), over real HTTP.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,7 +57,7 @@ describe('POST /players/register', () => {
     expect(email.body.error).toBe('email_taken');
   });
 
-  it('accepts pseudos in any script, stored in NFC (contract section 12)', async () => {
+  it('accepts pseudos in any script, stored in NFC (docs/api.md)', async () => {
     for (const pseudo of ['Zoé', 'Ёлка', '名前です', 'ΣΊΣΥΦΟΣ_3', 'x٣y']) {
       const r = await api.post('/players/register', { pseudo, email: `u${Buffer.from(pseudo).toString('hex')}@example.test`, password: 'motdepasse1' });
       expect([r.status, r.body.data?.joueur?.pseudo]).toEqual([201, pseudo]);
@@ -203,7 +203,7 @@ describe('POST /players/login', () => {
   });
 });
 
-describe('POST /players/login: limits per client address and per identifier (contract section 9)', () => {
+describe('POST /players/login: limits per client address and per identifier (docs/api.md)', () => {
   // Behind a proxy (TRUST_PROXY=1), X-Forwarded-For gives each request its client address.
   let proxied: TestApp;
   let via: ReturnType<typeof client>;

@@ -1,4 +1,4 @@
-// Realtime tokens (contract section 11): how the façade signs them, what a Supabase
+// Realtime tokens (docs/matches.md): how the façade signs them, what a Supabase
 // project must be told (exactly one signing key, from the environment), and the local
 // secret kept in the data folder. Verified the way Supabase Realtime verifies: HS256 with
 // the project's JWT secret, or the project's JWKS by `kid` (the local stand-in's check,

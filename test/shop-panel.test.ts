@@ -1,4 +1,4 @@
-// Contract section 7 (shop) and section 10 (GET /panel), over real HTTP, with games
+// The shop and GET /panel (docs/storage-shop-panel.md), over real HTTP, with games
 // applied through the real `manette apply` path.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, minimalGame, startTestApp, type TestApp } from './support/harness.js';

@@ -1,4 +1,4 @@
-// Contract section 5 (file storage), over real HTTP: every endpoint, every error and
+// File storage (docs/storage-shop-panel.md), over real HTTP: every endpoint, every error and
 // upload reason, and the two races (quota, same name).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, minimalGame, startTestApp, type TestApp } from './support/harness.js';

@@ -1,4 +1,4 @@
-// Contract section 4 (data tables), over real HTTP: rights, validation, typed ordering,
+// Data tables (docs/tables.md), over real HTTP: rights, validation, typed ordering,
 // filters, idempotency, config apply, and the index plan on 1,000,000 rows.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -515,7 +515,7 @@ describe('Idempotency-Key', () => {
     const again = await api.post('/tables/inventaire', { donnees: { item_id: 'idem-1' } }, { token: alice.token, headers });
     expect(first.status).toBe(201);
     expect([again.status, again.body]).toEqual([201, first.body]);
-    // The key is bound to the body and the table (contract section 12).
+    // The key is bound to the body and the table (docs/api.md).
     const otherBody = await api.post('/tables/inventaire', { donnees: { item_id: 'idem-1', quantite: 9 } }, { token: alice.token, headers });
     const otherTable = await api.post('/tables/tableau', { donnees: { item_id: 'idem-1' } }, { token: alice.token, headers });
     expect([otherBody.status, otherBody.body.error]).toEqual([409, 'idempotency_conflict']);

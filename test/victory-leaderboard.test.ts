@@ -1,4 +1,4 @@
-// Server-side scoring (contract section 8, classement_victoires) over real HTTP: a morpion
+// Server-side scoring (docs/matches.md, classement_victoires) over real HTTP: a morpion
 // win gives exactly +1 to the winner and nothing to the loser, in GET /leaderboards/:id/
 // scores; a draw gives nothing; abandonner credits the remaining player; matches ending at
 // once are all counted, with ranks and bucket counters right; apply refuses a board that

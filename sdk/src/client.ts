@@ -1,4 +1,4 @@
-// createClient: the SDK's whole surface (contract section 13).
+// createClient: the SDK's whole surface (docs/sdk.md).
 import { ManetteError, abortedError } from './errors.js';
 import { apiBase, request, shortHash, type RequestOptions, type Transport } from './http.js';
 import { isLocalId } from './queue.js';

@@ -1,4 +1,4 @@
-// ManetteError: every failure of the SDK (contract sections 1 and 13).
+// ManetteError: every failure of the SDK (docs/api.md, docs/sdk.md).
 export interface FieldIssue { champ: string; message: string }
 
 export class ManetteError extends Error {

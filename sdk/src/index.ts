@@ -1,4 +1,4 @@
-// The browser SDK (contract section 13): `Manette` for the classic script, the same as an ES module.
+// The browser SDK (docs/sdk.md): `Manette` for the classic script, the same as an ES module.
 import './panels/index.js';
 
 export { createClient, lastClient } from './client.js';

@@ -1,6 +1,6 @@
 // Realtime for the SDK: one RealtimeClient per Manette client, opened on the first
 // subscription, with the player's token from GET /realtime/config renewed before it
-// expires (contract section 11). realtime-js is loaded lazily.
+// expires (docs/matches.md). realtime-js is loaded lazily.
 import { ManetteError } from './errors.js';
 import type { RealtimeConfig } from './types.js';
 

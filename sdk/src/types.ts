@@ -1,4 +1,4 @@
-// Wire shapes (contract sections 3 to 8; names as the API spells them).
+// Wire shapes (docs/api.md, docs/matchmaking.md; names as the API spells them).
 export interface Joueur { id: string; pseudo: string; email: string | null; pays: string | null; avatar_url: string | null; cree_le: string }
 
 export interface Row<D = Record<string, unknown>> {

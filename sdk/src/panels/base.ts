@@ -5,7 +5,7 @@ import { lastClient } from '../client.js';
 import { DEFAULT_TEXTS, format, type Lang, type Texts } from './texts.js';
 import { PANEL_CSS } from './styles.js';
 
-/** The part of a Manette client the panels use (contract section 13). */
+/** The part of a Manette client the panels use (docs/sdk.md). */
 export interface Joueur { id: string; pseudo: string; email?: string | null; avatar_url?: string | null }
 export interface MatchStatus {
   status: 'idle' | 'waiting' | 'matched';

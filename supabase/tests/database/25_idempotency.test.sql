@@ -1,4 +1,4 @@
--- Idempotency-Key (contract section 12): api.idempotent claims a key per player (or per
+-- Idempotency-Key (docs/api.md): api.idempotent claims a key per player (or per
 -- game and client address), runs one of five operations once, replays the stored result,
 -- refuses another method, path or body (idempotency_conflict), forgets failures, never
 -- stores a token, and keeps keys per game (RLS).

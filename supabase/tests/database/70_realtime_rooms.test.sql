@@ -1,4 +1,4 @@
--- Realtime rooms (contract section 11): the RLS policies on realtime.messages, run the way
+-- Realtime rooms (docs/matches.md): the RLS policies on realtime.messages, run the way
 -- Supabase Realtime runs them (Realtime.Tenants.Authorization): probe rows inserted by the
 -- Realtime role, then, as the JWT's role with request.jwt.claims and realtime.topic set,
 -- read = the probe is visible, write = an insert of the topic passes the policies. Cases:
