@@ -1,14 +1,13 @@
 // `manette import --replace | --cle <colonne>` and `manette rows delete` (issue 19, docs/admin.md):
 // the real CLI in a child process on a DATABASE_URL, the real façade on the same database
 // for what the API serves afterwards, and the audit trail they leave.
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestApp, type TestApp } from './support/harness.js';
+import { runManette, runManetteJson } from './support/manette-cli.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const FR = 'fr_FR.UTF-8';
 const EN = 'en_US.UTF-8';
 
@@ -16,23 +15,9 @@ let app: TestApp;
 let dir: string;
 let key: string;
 
-interface Run { code: number; stdout: string; stderr: string }
-
-function cli(args: string[], lang = FR): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile('node', ['bin/manette.js', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: app.databaseUrl, LANG: lang, LC_ALL: '', LC_MESSAGES: '' },
-      maxBuffer: 64 * 1024 * 1024,
-    }, (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
-  });
-}
-
-async function cliJson(args: string[], lang = FR): Promise<{ code: number; body: any; stderr: string }> {
-  const r = await cli([...args, '--json'], lang);
-  expect(r.stdout.trim().split('\n'), r.stdout + r.stderr).toHaveLength(1);
-  return { code: r.code, body: JSON.parse(r.stdout), stderr: r.stderr };
-}
+/** The real CLI on the test database, in the given locale. */
+const cli = (args: string[], lang = FR) => runManette(args, app.databaseUrl, lang);
+const cliJson = (args: string[], lang = FR) => runManetteJson(args, app.databaseUrl, lang);
 
 let n = 0;
 async function file(content: string, ext = 'csv'): Promise<string> {

@@ -6,7 +6,6 @@
 // docs/deploy.md). The identity is read from the database itself: a game's rule function
 // reports the role and statement_timeout its request ran with, a trigger records the role
 // of the admin tooling's writes.
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,10 +13,10 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { havePgBouncer, PGBOUNCER, startPgBouncer, type PoolMode, type RunningPooler } from '../twin/pooler/pgbouncer.js';
 import { API_LOGIN_PASSWORD, client, freshDatabase, loginApiRole, minimalGame, startTestApp, type TestApp } from './support/harness.js';
+import { runManette } from './support/manette-cli.js';
 
 if (!havePgBouncer) console.warn(`pooler.test.ts: ${PGBOUNCER} not found, skipped (apt-get install pgbouncer)`);
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 /** The façade's deadline here: short, so that a request past it does not hold the test long. */
 const DEADLINE_MS = 1_000;
 
@@ -55,16 +54,8 @@ const GAME = (slug: string) => minimalGame(slug, {
   modes: { sonde: { equipes: 2, joueurs_par_equipe: 1, regles: 'jeu_sonde.regles', elo_ecart_initial: 10000 } },
 });
 
-interface Run { code: number; stdout: string; stderr: string }
-
-/** `node bin/manette.js <args>` on `databaseUrl`. */
-function cli(args: string[], databaseUrl: string): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile('node', ['bin/manette.js', ...args], {
-      cwd: ROOT, env: { ...process.env, DATABASE_URL: databaseUrl, LANG: 'en_US.UTF-8', LC_ALL: '', LC_MESSAGES: '' },
-    }, (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
-  });
-}
+/** The real CLI on `databaseUrl`, in English. */
+const cli = (args: string[], databaseUrl: string) => runManette(args, databaseUrl, 'en_US.UTF-8');
 
 describe.skipIf(!havePgBouncer)('behind PgBouncer, which drops startup options like Supabase\'s pooler', () => {
   let databaseUrl: string;
