@@ -32,6 +32,13 @@ export function createApp(deps: Deps, logger: Logger): express.Express {
   // Every answer is what its Content-Type says (JSON, an avatar image, the SDK's files):
   // browsers must not sniff another type out of it (a player's upload as HTML).
   app.use((_req, res, next) => { res.setHeader('X-Content-Type-Options', 'nosniff'); next(); });
+  // An HTTP/1.1 request must name its Host (RFC 9112 section 3.2); Node leaves that to us
+  // (api/http/node-server.ts) so that the answer is the envelope.
+  app.use((req, res, next) => {
+    if (req.headers.host !== undefined || req.httpVersion !== '1.1') return next();
+    res.setHeader('Connection', 'close');
+    next(ERRORS.badRequest());
+  });
 
   // Origins are checked per game inside the database (games.allowed_origins), so the
   // preflight, which carries no key, is answered for every origin.
@@ -204,26 +211,21 @@ function reservedKeyIn(query: unknown): string | undefined {
 }
 
 /**
- * The first value of a parsed JSON body that cannot be stored as sent, and why: U+0000 or
- * a lone surrogate in a string or key (Postgres and UTF-8 cannot hold them; a password
- * would be hashed as U+FFFD), a number JSON.parse made infinite (1e309), a `__proto__`
- * key (which JavaScript objects drop or treat as their prototype). Iterative.
+ * The first string, key or number of a parsed JSON value that `flawOf` finds a flaw in,
+ * with its path (a.b.0; '' for the root) and the flaw. Iterative.
  */
-export function badValueIn(value: unknown): { champ: string; kind: keyof typeof BAD_VALUE_MESSAGES } | undefined {
+function firstFlaw<K>(value: unknown, flawOf: (v: string | number, isKey: boolean) => K | undefined): { champ: string; kind: K } | undefined {
   const stack: Array<[unknown, string]> = [[value, '']];
-  const textIssue = (s: string) => (s.includes('\u0000') ? 'nul' : LONE_SURROGATE.test(s) ? 'surrogate' : undefined);
   while (stack.length > 0) {
     const [v, at] = stack.pop()!;
-    if (typeof v === 'string') {
-      const kind = textIssue(v);
-      if (kind) return { champ: at, kind };
-    } else if (typeof v === 'number') {
-      if (!Number.isFinite(v)) return { champ: at, kind: 'number' };
+    if (typeof v === 'string' || typeof v === 'number') {
+      const kind = flawOf(v, false);
+      if (kind !== undefined) return { champ: at, kind };
     } else if (v !== null && typeof v === 'object') {
       for (const [k, child] of Object.entries(v)) {
         const childPath = at === '' ? k : `${at}.${k}`;
-        const kind = k === '__proto__' ? 'reserved' : textIssue(k);
-        if (kind) return { champ: childPath, kind };
+        const kind = flawOf(k, true);
+        if (kind !== undefined) return { champ: childPath, kind };
         stack.push([child, childPath]);
       }
     }
@@ -231,22 +233,23 @@ export function badValueIn(value: unknown): { champ: string; kind: keyof typeof 
   return undefined;
 }
 
-/** The path (a.b.0) of the first string or key holding U+0000, '' for the root; undefined if none. Iterative. */
+/** The path (a.b.0) of the first string or key holding U+0000, '' for the root; undefined if none. */
 export function nulPath(value: unknown): string | undefined {
-  const stack: Array<[unknown, string]> = [[value, '']];
-  while (stack.length > 0) {
-    const [v, at] = stack.pop()!;
-    if (typeof v === 'string') {
-      if (v.includes('\u0000')) return at;
-    } else if (v !== null && typeof v === 'object') {
-      for (const [k, child] of Object.entries(v)) {
-        const childPath = at === '' ? k : `${at}.${k}`;
-        if (k.includes('\u0000')) return childPath;
-        stack.push([child, childPath]);
-      }
-    }
-  }
-  return undefined;
+  return firstFlaw(value, (v) => (typeof v === 'string' && v.includes('\u0000') ? true : undefined))?.champ;
+}
+
+/**
+ * The first value of a parsed JSON body that cannot be stored as sent, and why: U+0000 or
+ * a lone surrogate in a string or key (Postgres and UTF-8 cannot hold them; a password
+ * would be hashed as U+FFFD), a number JSON.parse made infinite (1e309), a `__proto__`
+ * key (which JavaScript objects drop or treat as their prototype).
+ */
+export function badValueIn(value: unknown): { champ: string; kind: keyof typeof BAD_VALUE_MESSAGES } | undefined {
+  return firstFlaw(value, (v, isKey): keyof typeof BAD_VALUE_MESSAGES | undefined => {
+    if (typeof v === 'number') return Number.isFinite(v) ? undefined : 'number';
+    if (isKey && v === '__proto__') return 'reserved';
+    return v.includes('\u0000') ? 'nul' : LONE_SURROGATE.test(v) ? 'surrogate' : undefined;
+  });
 }
 
 export const MAX_JSON_DEPTH = 64;

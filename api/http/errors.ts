@@ -11,6 +11,7 @@ export const ERRORS = {
   missingKey: () => new ApiError(401, 'missing_key'),
   missingPlayer: () => new ApiError(401, 'missing_player'),
   invalidCredentials: () => new ApiError(401, 'invalid_credentials'),
+  badRequest: () => new ApiError(400, 'bad_request'),
   invalidJson: () => new ApiError(400, 'invalid_json'),
   unsupportedMediaType: () => new ApiError(415, 'unsupported_media_type'),
   validationFailed: (details: FieldIssue[]) => new ApiError(400, 'validation_failed', { details }),

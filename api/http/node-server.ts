@@ -38,43 +38,17 @@ function onClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   writeEnvelope(socket, 400, 'bad_request');
 }
 
-/** Accept-Language's choice between the two languages of the messages (French by default). */
-function langOf(header: string | undefined): 'fr' | 'en' {
-  let best: { lang: 'fr' | 'en'; q: number } | undefined;
-  for (const part of (header ?? '').split(',')) {
-    const [tag = '', ...params] = part.trim().toLowerCase().split(';');
-    const lang = tag === 'fr' || tag.startsWith('fr-') ? 'fr' : tag === 'en' || tag.startsWith('en-') ? 'en' : undefined;
-    if (!lang) continue;
-    const q = Number(params.map((p) => p.trim()).find((p) => p.startsWith('q='))?.slice(2) ?? 1);
-    if (q > 0 && (!best || q > best.q)) best = { lang, q };
-  }
-  return best?.lang ?? 'fr';
-}
-
-/**
- * An HTTP/1.1 request without Host (RFC 9112 section 3.2) is answered 400 with the
- * envelope. Node would answer it itself with an empty body (requireHostHeader), without
- * the clientError event, so the server turns that off and checks here.
- */
-function requireHost(handler: http.RequestListener): http.RequestListener {
-  return (req, res) => {
-    if (req.headers.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor < 1) return handler(req, res);
-    const body = JSON.stringify({ ok: false, error: 'bad_request', message: messageFor('bad_request', langOf(req.headers['accept-language'])) });
-    res.writeHead(400, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body),
-      'X-Content-Type-Options': 'nosniff', Connection: 'close' });
-    res.end(body);
-  };
-}
-
 export function createApiServer(handler: http.RequestListener, limits: NodeServerLimits = DEFAULT_LIMITS): http.Server {
   const server = http.createServer({
-    requireHostHeader: false, // answered with the envelope by requireHost
+    // Node would answer an HTTP/1.1 request without Host itself, with an empty body and no
+    // clientError event: the app answers it with the envelope instead (api/app.ts).
+    requireHostHeader: false,
     maxHeaderSize: MAX_HEADER_BYTES,
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
     // How often Node checks the two timeouts above.
     connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
-  }, requireHost(handler));
+  }, handler);
   server.on('clientError', onClientError);
 
   const perAddress = new Map<string, number>();
