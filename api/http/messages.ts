@@ -133,6 +133,23 @@ const DETAIL_MESSAGES: ReadonlyArray<readonly [fr: string, en: string]> = [
   ['texte sans U+0000', 'text without U+0000'],
   ['offset ne s’emploie pas avec autour=moi', 'offset cannot be used with autour=moi'],
   ['1 à 255 caractères ASCII visibles', '1 to 255 visible ASCII characters'],
+  // The rule-function problems manette_admin.apply_game finds (manette.rules_problem,
+  // rules_sandbox_problem), which `manette apply` and `start` report. Longer forms first.
+  ['morpion se joue à deux : %s', 'morpion is played by two: %s'],
+  ['jeu de règles inconnu « %s » : libre, tour_par_tour, morpion, ou le nom « schema.fonction » d’une fonction plpgsql du jeu',
+    'unknown rule set "%s": libre, tour_par_tour, morpion, or the name "schema.fonction" of a plpgsql function of the game'],
+  ['fonction de règles introuvable : %s (créez-la par une migration avant d’appliquer le fichier)',
+    'rule function not found: %s (create it in a migration before applying the file)'],
+  ['fonction de règles introuvable : %s', 'rule function not found: %s'],
+  ['la fonction de règles doit être %s (une seule valeur jsonb)', 'the rule function must be %s (one jsonb value)'],
+  ['%s est SECURITY DEFINER : elle s’exécuterait avec les droits de son propriétaire, hors du bac à sable des règles ; créez-la SECURITY INVOKER (le défaut)',
+    '%s is SECURITY DEFINER: it would run with its owner’s rights, outside the rules sandbox; create it SECURITY INVOKER (the default)'],
+  ['%s change de rôle (SET %s) : une fonction de règles s’exécute en manette_rules, retirez ce SET',
+    '%s changes role (SET %s): a rule function runs as manette_rules, remove this SET'],
+  ['%s est écrite en %s, un langage non fiable (untrusted) : écrivez-la en plpgsql ou sql',
+    '%s is written in %s, an untrusted language: write it in plpgsql or sql'],
+  ['manette_rules (le rôle du bac à sable où s’exécutent les règles) doit pouvoir exécuter %s : %s',
+    'manette_rules (the sandbox role rules run as) must be able to execute %s: %s'],
 ];
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
