@@ -68,6 +68,9 @@ export const GameConfig = z.strictObject({
   nom: z.string().min(1).max(200),
   origines: z.array(z.union([z.literal('*'), z.url()])).min(1).default(['*']),
   session_jours: z.number().int().min(1).max(365).default(30),
+  // The largest etat_plateau of a match, in bytes (docs/matches.md, Bounded state); 65536
+  // when absent (the database's default, so existing files are stored unchanged).
+  taille_max_etat: z.number().int().min(1024).max(1024 * 1024).optional(),
   google: z.strictObject({ client_id: z.string().min(1) }).optional(),
   stockage: z.strictObject({
     taille_max_fichier: z.number().int().min(1).max(2 * 1024 * 1024).default(1024 * 1024),

@@ -12,8 +12,10 @@ create table manette.games (
   updated_at timestamp with time zone default now() not null,
   realtime_private boolean default true not null,
   realtime_players_write boolean default false not null,
+  max_state_bytes integer default 65536 not null,
   constraint games_pkey PRIMARY KEY (id),
   constraint games_slug_key UNIQUE (slug),
+  constraint games_max_state_bytes_check CHECK (max_state_bytes >= 1024 AND max_state_bytes <= 1048576),
   constraint games_name_check CHECK (length(name) >= 1 AND length(name) <= 200),
   constraint games_session_ttl_check CHECK (session_ttl > '00:00:00'::interval),
   constraint games_slug_check CHECK (slug ~ '^[a-z0-9][a-z0-9_-]{0,62}$'::text)
@@ -27,6 +29,8 @@ revoke all on table manette.games from public;
 grant delete, insert, select, update on table manette.games to manette_admin;
 grant select on table manette.games to manette_engine;
 grant select on table manette.games to manette_realtime;
+
+comment on column manette.games.max_state_bytes is 'taille_max_etat of the game file: the largest etat_plateau (bytes of its jsonb text) an action may leave';
 
 -- Policies
 create policy "A game is visible to its own requests" on manette.games
