@@ -66,6 +66,7 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
   'action_refusee.tour_perime': { fr: 'Ce tour est déjà passé.', en: 'This turn is already over.' },
   'action_refusee.case_occupee': { fr: 'Cette case est déjà prise.', en: 'This square is already taken.' },
   'action_refusee.hors_plateau': { fr: 'Cette case est hors du plateau.', en: 'This square is off the board.' },
+  'action_refusee.etat_trop_grand': { fr: 'Cette action rendrait l’état de la partie trop volumineux.', en: 'This action would make the match state too large.' },
 };
 
 // Texts of `details` (validation_failed, invalid_query) that the SQL functions and some

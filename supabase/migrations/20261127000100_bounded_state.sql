@@ -13,8 +13,8 @@
 -- JSON as Postgres writes it (a space after each `:` and `,`): what the engine can measure
 -- without a second serializer, and never smaller than the compact JSON sent to clients, so
 -- a client that keeps its compact JSON under the limit is never refused. The bounds: 1 KiB
--- holds any board game's state; 1 MiB keeps an answer under the façade's 2 MB body limit
--- with room for the rest of `partie`.
+-- holds any board game's state; 1 MiB keeps the `etat` event under Supabase Realtime's Pro
+-- payload limit (3000 KB; Free: 256 KB, which the default 64 KiB respects).
 -- docs/matches.md (Bounded state), supabase/tests/database/66_state_limit.test.sql,
 -- test/match-state-limit.test.ts.
 
