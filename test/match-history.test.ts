@@ -2,7 +2,8 @@
 // match replayed from its history (every intermediate state rebuilt and compared with the
 // state the server answered after each action), paging with depuis/limit/suivant, the
 // rights (the same errors as GET /match/state), bad parameters, and the SDK's
-// match(id).history() against the same server.
+// match(id).history() against the same server, and the migration's fill of older matches.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../sdk/src/index.js';
 import { client, startTestApp, type TestApp } from './support/harness.js';
@@ -16,10 +17,24 @@ let counter = 0;
 const WIDE = { elo_ecart_initial: 10000 };
 beforeAll(async () => {
   app = await startTestApp();
+  // A game's own rule set, as a studio's migration would create it.
+  await app.sql(`
+    create schema hist_regles;
+    create function hist_regles.pile(partie jsonb, joueur_id uuid, action text, donnees jsonb)
+    returns jsonb language plpgsql as $$
+    begin
+      if action = 'initialiser' then return '{"etat_plateau": {"pile": 21}}'; end if;
+      return jsonb_build_object('etat_plateau', jsonb_build_object('pile', (partie#>>'{etat_plateau,pile}')::integer - 1),
+                                'numero_tour', (partie->>'numero_tour')::integer + 1);
+    end
+    $$;
+    grant usage on schema hist_regles to manette_rules;
+    grant execute on function hist_regles.pile(jsonb, uuid, text, jsonb) to manette_rules;`);
   key = await app.applyGame({
     jeu: 'history-a', nom: 'History A', modes: {
       '1v1': { equipes: 2, joueurs_par_equipe: 1, regles: 'morpion', ...WIDE },
       libre: { equipes: 2, joueurs_par_equipe: 1, regles: 'libre', ...WIDE },
+      pile: { equipes: 2, joueurs_par_equipe: 1, regles: 'hist_regles.pile', ...WIDE },
     },
   });
   api = client(app.baseUrl, key);
@@ -199,6 +214,42 @@ describe('errors', () => {
   it('is in the OpenAPI document with its three parameters', async () => {
     const doc = (await api.get('/openapi.json')).body;
     expect(doc.paths['/match/history'].get.parameters.map((p: any) => p.name)).toEqual(['partie_id', 'depuis', 'limit']);
+  });
+});
+
+describe('matches created before initial boards were kept', () => {
+  it('the migration fills them where the initial board is known exactly, else etat_initial is null', async () => {
+    // The migration's own UPDATE, run again on matches made to look older (initial_board null).
+    const migration = readFileSync('supabase/migrations/20261127000200_match_history.sql', 'utf8');
+    const fill = /^update manette\.matches m\n[\s\S]*?;$/m.exec(migration)?.[0];
+    expect(fill).toBeDefined();
+    const morpionPlayed = await match('1v1');
+    const morpionNew = await match('1v1');
+    const librePlayed = await match('libre');
+    const pilePlayed = await match('pile');
+    const pileNew = await match('pile');
+    await act(morpionPlayed.seats[0]!, morpionPlayed.id, 'jouer', { case: 4 });
+    await act(librePlayed.seats[0]!, librePlayed.id, 'poser', { a: 1 });
+    await act(pilePlayed.seats[0]!, pilePlayed.id, 'prendre', {});
+    const ids = [morpionPlayed, morpionNew, librePlayed, pilePlayed, pileNew].map((m) => m.id);
+    const before = await app.sql('select id, initial_board from manette.matches where id = any($1)', [ids]);
+    expect(before.map((r: any) => r.initial_board)).not.toContain(null);
+    await app.sql('update manette.matches set initial_board = null where id = any($1)', [ids]);
+    await app.sql(fill!);
+    const board = async (m: { id: string; seats: Player[] }) =>
+      (await history(m.seats[0]!, `partie_id=${m.id}`)).body.etat_initial?.etat_plateau ?? null;
+    expect(await board(morpionPlayed)).toEqual({ cases: Array(9).fill(null) });
+    expect(await board(morpionNew)).toEqual({ cases: Array(9).fill(null) });
+    expect(await board(librePlayed)).toEqual({});
+    expect(await board(pileNew)).toEqual({ pile: 21 });
+    // A game's own rule set with actions played: not known exactly, so null; the actions remain.
+    const old = (await history(pilePlayed.seats[1]!, `partie_id=${pilePlayed.id}`)).body;
+    expect(old.etat_initial).toBeNull();
+    expect(old.actions.map((a: any) => a.action)).toEqual(['prendre']);
+    // Where it was filled, it is what the trigger had kept.
+    const after = await app.sql('select id, initial_board from manette.matches where id = any($1)', [ids]);
+    const kept = new Map(before.map((r: any) => [r.id, r.initial_board]));
+    for (const r of after as any[]) if (r.id !== pilePlayed.id) expect(r.initial_board, r.id).toEqual(kept.get(r.id));
   });
 });
 

@@ -9,7 +9,7 @@ create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
 grant usage on schema extensions to manette_api, manette_engine;
 
-select plan(21);
+select plan(24);
 
 -- == Fixtures ====================================================================
 create schema hi_regles;
@@ -145,6 +145,13 @@ select is(hi.history('o', jsonb_build_object('partie_id', current_setting('test.
   'an old match with an unknown initial board: etat_initial null');
 select is(hi.numeros(hi.history('o', jsonb_build_object('partie_id', current_setting('test.p')))), array[1], 'and its actions all the same');
 reset role;
+
+-- The migration filled older matches of the shipped rule sets with constants: they are
+-- what the shipped initialisers give.
+select is(manette.initial_board('morpion', '[]'), jsonb_build_object('cases', (select jsonb_agg(null::jsonb) from generate_series(1, 9))),
+  'morpion''s initial board is the constant the migration filled in');
+select is(manette.initial_board('libre', '[]'), '{}'::jsonb, 'libre''s is {}');
+select is(manette.initial_board('tour_par_tour', '[]'), '{}'::jsonb, 'tour_par_tour''s is {}');
 
 select * from finish();
 rollback;
