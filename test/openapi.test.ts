@@ -247,6 +247,10 @@ describe('contract: real responses match the documented ones', () => {
     c('post', '/match/action', await api.post('/match/action', { partie_id: partie, action: 'poser', donnees: { x: 1 } }, { token: a }));
     const over = c('post', '/match/action', await api.post('/match/action', { partie_id: partie, action: 'abandonner' }, { token: b }));
     expect(over.body.partie.statut).toBe('terminee');
+    // The history of the finished match: both pages (a next one, then the last).
+    const firstPage = c('get', '/match/history', await api.get(`/match/history?partie_id=${partie}&limit=1`, { token: a }));
+    expect(firstPage.body.suivant).toBe(1);
+    expect(c('get', '/match/history', await api.get(`/match/history?partie_id=${partie}&depuis=1`, { token: b })).body.suivant).toBeNull();
     expect(c('get', '/matchmaking/status', await api.get('/matchmaking/status', { token: third })).body.status).toBe('idle');
     c('post', '/matchmaking/join', await api.post('/matchmaking/join', { mode_jeu: 'duel', elo_actuel: 10 }, { token: third }));
     c('post', '/matchmaking/leave', await api.post('/matchmaking/leave', undefined, { token: third }));
@@ -264,6 +268,8 @@ describe('contract: real responses match the documented ones', () => {
     conforms('get', '/tables/{nomTable}/{id}', await api.get('/tables/inconnue/1'));
     conforms('post', '/storage/upload', await api.post('/storage/upload', { nom: '../x', contenu: 'x', mime_type: 'text/plain' }, { token }));
     conforms('get', '/match/state', await api.get('/match/state?partie_id=00000000-0000-0000-0000-000000000000', { token }));
+    conforms('get', '/match/history', await api.get('/match/history?partie_id=00000000-0000-0000-0000-000000000000', { token }));
+    conforms('get', '/match/history', await api.get('/match/history?partie_id=x&limit=501', { token }));
     conforms('post', '/players/login', await api.post('/players/login', { identifiant: 'Erreurs', password: 'mauvais' }));
   });
 });

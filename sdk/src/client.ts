@@ -6,7 +6,7 @@ import { RealtimeHub, defaultRealtimeLoader, type RealtimeLoader } from './realt
 import { Session, defaultStorage, reportAsync } from './session.js';
 import { Sync, type PendingOp, type SyncEvent } from './sync.js';
 import type {
-  Article, Fichier, Joueur, MatchActionEvent, MatchStatus, PanelConfig, Partie, RealtimeConfig, Row, Score,
+  Article, Fichier, Joueur, MatchActionEvent, MatchHistory, MatchStatus, PanelConfig, Partie, RealtimeConfig, Row, Score,
   SessionStorage, SubmitResult,
 } from './types.js';
 
@@ -66,6 +66,12 @@ export interface MatchSubscription {
 export interface MatchHandle {
   readonly id: string;
   state(): Promise<Partie>;
+  /**
+   * One page of the accepted actions (GET /match/history), with the initial state: the actions
+   * with `numero` > `depuis` (default 0), at most `limit` (1–500, default 100). Call again with
+   * `depuis: page.suivant` while it is not null.
+   */
+  history(opts?: { depuis?: number; limit?: number }): Promise<MatchHistory>;
   act(action: string, donnees?: Record<string, unknown>, opts?: { numero_tour?: number }): Promise<Partie>;
   /** Resolves once the room is joined, with the function that leaves it. */
   subscribe(handlers: MatchSubscription): Promise<() => Promise<void>>;
@@ -295,6 +301,11 @@ export function createClient(options: ClientOptions): ManetteClient {
         id: partie_id,
         async state() {
           return (await call<{ partie: Partie }>('GET', '/match/state', { query: { partie_id } })).partie;
+        },
+        async history(opts = {}) {
+          return without<MatchHistory>(await call('GET', '/match/history', {
+            query: { partie_id, depuis: opts.depuis, limit: opts.limit },
+          }));
         },
         async act(action, donnees = {}, opts = {}) {
           const body: Record<string, unknown> = { partie_id, action, donnees };

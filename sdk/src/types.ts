@@ -36,6 +36,18 @@ export interface Partie {
   etat_plateau: Record<string, unknown>; participants: Participant[]; gagnant_id: string | null;
   gagnant_equipe: number | null; code_salon: string; cree_le: string; maj_le: string; termine_le: string | null;
 }
+/** One accepted action of GET /match/history: `numero` 1, 2, 3, ... in the order the server accepted them. */
+export interface HistoryAction {
+  numero: number; joueur_id: string | null; action: string; donnees: Record<string, unknown>; numero_tour: number; cree_le: string;
+}
+/** A page of GET /match/history: `suivant` is the `depuis` of the next page, null when none follows (yet). */
+export interface MatchHistory {
+  partie_id: string;
+  /** The match as it was created (null only for an old match of a game's own rule set; see docs/matches.md). */
+  etat_initial: Partie | null;
+  actions: HistoryAction[];
+  suivant: number | null;
+}
 export interface MatchActionEvent { joueur_id: string; action: string; donnees: Record<string, unknown>; numero_tour: number }
 
 export interface RealtimeConfig {

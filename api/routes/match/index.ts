@@ -1,5 +1,6 @@
 // Routes of this resource, one file each.
 import action from './action.js';
 import state from './state.js';
+import history from './history.js';
 
-export default [action, state];
+export default [action, state, history];

@@ -20,3 +20,24 @@ export const Partie = z.object({
 });
 
 export const PartieResult = z.object({ partie: Partie });
+
+export const HistoryAction = z.object({
+  numero: z.number().int().min(1).meta({ description: 'The action’s number in this match: 1, 2, 3, ... without gaps.' }),
+  joueur_id: z.uuid().nullable().meta({ description: 'Who played it (null if that player has since been deleted).' }),
+  action: z.string(),
+  donnees: z.unknown().meta({ description: 'The `donnees` as sent (`{}` when the request had none).' }),
+  numero_tour: z.number().int().min(1).meta({ description: 'The turn it was played in (what the client would send as `numero_tour`).' }),
+  cree_le: z.string(),
+});
+
+export const HistoryResult = z.object({
+  partie_id: z.uuid(),
+  etat_initial: Partie.nullable().meta({
+    description: 'The `partie` as the match was created: `statut` en_cours, `numero_tour` 1, `tour_joueur` the first seat, '
+      + 'the initial `etat_plateau`, no winner. Null only for a match created before Manette kept initial boards, '
+      + 'of a game’s own rule set, with actions played.',
+  }),
+  actions: z.array(HistoryAction).meta({ description: 'In `numero` order.' }),
+  suivant: z.number().int().min(1).nullable()
+    .meta({ description: 'The `depuis` of the next page; null when no action follows this page (yet, if the match is on).' }),
+});

@@ -16,6 +16,7 @@ create table manette.matches (
   updated_at timestamp with time zone default now() not null,
   ended_at timestamp with time zone,
   last_action_seq integer default 0,
+  initial_board jsonb,
   constraint matches_pkey PRIMARY KEY (id),
   constraint matches_game_id_id_key UNIQUE (game_id, id),
   constraint matches_game_id_fkey FOREIGN KEY (game_id) REFERENCES manette.games(id) ON DELETE CASCADE,
@@ -34,6 +35,7 @@ grant delete, insert, select, update on table manette.matches to manette_admin;
 grant insert, select, update on table manette.matches to manette_engine;
 
 comment on column manette.matches.last_action_seq is 'seq of the last row of manette.match_actions for this match (0: none yet; null: a match from before 20261124000600 that has not been played since)';
+comment on column manette.matches.initial_board is 'etat_plateau when the match was created (set on insert by matches_keep_initial_board); null: a match from before 20261127000200 whose initial board is not known exactly';
 
 -- Indexes
 CREATE UNIQUE INDEX matches_live_room_code_key ON manette.matches USING btree (game_id, room_code) WHERE (status = 'en_cours'::text);
@@ -51,4 +53,5 @@ create policy "The admin tooling manages every match" on manette.matches
 
 -- Triggers
 CREATE TRIGGER matches_credit_victory AFTER UPDATE OF status ON manette.matches FOR EACH ROW WHEN (old.status = 'en_cours'::text AND new.status = 'terminee'::text) EXECUTE FUNCTION manette.match_credit_victory();
+CREATE TRIGGER matches_keep_initial_board BEFORE INSERT ON manette.matches FOR EACH ROW EXECUTE FUNCTION manette.match_keep_initial_board();
 CREATE TRIGGER matches_sync_live AFTER UPDATE OF status ON manette.matches FOR EACH ROW WHEN (old.status IS DISTINCT FROM new.status) EXECUTE FUNCTION manette.match_players_sync_live();
