@@ -60,6 +60,10 @@ const Mode = z.strictObject({
   delai_inactivite_s: z.number().int().min(1).max(86400).default(30),
   // A `somme` board of the game credited +1 per winner, by the server (docs/matches.md).
   classement_victoires: Slug.optional(),
+  // Any logged-in player of the game may read this mode's matches and join their rooms
+  // read-only (docs/matches.md, Spectators); false when absent (kept absent, so existing
+  // files are stored unchanged).
+  spectateurs: z.boolean().optional(),
 }).refine((m) => m.equipes * m.joueurs_par_equipe >= 1 && m.equipes * m.joueurs_par_equipe <= 128,
   { message: 'une salle compte de 1 à 128 joueurs', path: ['joueurs_par_equipe'] });
 

@@ -33,15 +33,22 @@ alter table manette.matches force row level security;
 revoke all on table manette.matches from public;
 grant delete, insert, select, update on table manette.matches to manette_admin;
 grant insert, select, update on table manette.matches to manette_engine;
+grant select (id) on table manette.matches to manette_realtime;
+grant select (game_id) on table manette.matches to manette_realtime;
+grant select (mode) on table manette.matches to manette_realtime;
 
 comment on column manette.matches.last_action_seq is 'seq of the last row of manette.match_actions for this match (0: none yet; null: a match from before 20261124000600 that has not been played since)';
 comment on column manette.matches.initial_board is 'etat_plateau when the match was created (set on insert by matches_keep_initial_board); null: a match from before 20261127000200 whose initial board is not known exactly';
 
 -- Indexes
+CREATE INDEX matches_live_by_mode_idx ON manette.matches USING btree (game_id, mode, created_at DESC, id DESC) WHERE (status = 'en_cours'::text);
 CREATE UNIQUE INDEX matches_live_room_code_key ON manette.matches USING btree (game_id, room_code) WHERE (status = 'en_cours'::text);
 CREATE INDEX matches_room_code_idx ON manette.matches USING btree (game_id, room_code, created_at DESC);
 
 -- Policies
+create policy "A realtime token sees its game's matches" on manette.matches
+  as permissive for select to manette_realtime
+  using ((game_id = ( SELECT manette_realtime.token_game() AS token_game)));
 create policy "Matches are visible to requests of their game" on manette.matches
   as permissive for all to manette_engine
   using ((game_id = ( SELECT manette.current_game_id() AS current_game_id)))

@@ -15,6 +15,7 @@ create table manette.modes (
   created_at timestamp with time zone default now() not null,
   updated_at timestamp with time zone default now() not null,
   victory_leaderboard_id uuid,
+  spectators boolean default false not null,
   constraint modes_pkey PRIMARY KEY (id),
   constraint modes_game_code_key UNIQUE (game_id, code),
   constraint modes_game_id_id_key UNIQUE (game_id, id),
@@ -38,8 +39,16 @@ alter table manette.modes force row level security;
 revoke all on table manette.modes from public;
 grant delete, insert, select, update on table manette.modes to manette_admin;
 grant select on table manette.modes to manette_engine;
+grant select (game_id) on table manette.modes to manette_realtime;
+grant select (code) on table manette.modes to manette_realtime;
+grant select (spectators) on table manette.modes to manette_realtime;
+
+comment on column manette.modes.spectators is 'spectateurs of the game file: any player of the game may read this mode''s matches and join their rooms read-only';
 
 -- Policies
+create policy "A realtime token sees its game's modes" on manette.modes
+  as permissive for select to manette_realtime
+  using ((game_id = ( SELECT manette_realtime.token_game() AS token_game)));
 create policy "Modes are visible to requests of their game" on manette.modes
   as permissive for select to manette_engine
   using ((game_id = ( SELECT manette.current_game_id() AS current_game_id)));
