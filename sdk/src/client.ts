@@ -119,6 +119,15 @@ export interface ManetteClient {
     waitForMatch(opts?: { signal?: AbortSignal; pollMs?: number }): Promise<MatchStatus>;
   };
   match(partie_id: string): MatchHandle;
+  matches: {
+    /**
+     * The matches in progress this player may watch (GET /match/live): those of the game's modes
+     * with `"spectateurs": true` (of `mode_jeu` only, when given), newest first, at most `limit`
+     * (1–100, default 20). Watch one with `match(partie.id).subscribe(...)`; a spectator reads,
+     * never acts.
+     */
+    live(opts?: { mode_jeu?: string; limit?: number }): Promise<Partie[]>;
+  };
   realtime: { config(): Promise<RealtimeConfig> };
 }
 
@@ -317,6 +326,14 @@ export function createClient(options: ClientOptions): ManetteClient {
         subscribe: (handlers) => subscribeMatch(handle, handlers),
       };
       return handle;
+    },
+
+    matches: {
+      async live(opts = {}) {
+        return (await call<{ parties: Partie[] }>('GET', '/match/live', {
+          query: { mode_jeu: opts.mode_jeu, limit: opts.limit },
+        })).parties;
+      },
     },
 
     realtime: {

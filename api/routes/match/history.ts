@@ -10,12 +10,12 @@ export default defineRoute({
   method: 'get',
   path: '/match/history',
   tag: 'Matches',
-  summary: 'Read a match’s accepted actions, in order, with its initial state (participants only)',
+  summary: 'Read a match’s accepted actions, in order, with its initial state (participants; spectators of a mode with spectators)',
   description: 'Every accepted action with `numero` > `depuis`, at most `limit` of them, in order, and the match as '
     + 'it was created (`etat_initial`): applying the actions to it with the mode’s rules gives every state the '
     + 'match went through. `suivant` is the `depuis` of the next page (null: no action after this page yet). '
-    + 'A finished match stays readable. A non-participant gets `not_participant` (403), a match unknown to this '
-    + 'game `match_not_found` (404).',
+    + 'A finished match stays readable. Readable by its participants and, in a mode with `"spectateurs": true`, by '
+    + 'any player of the game; anyone else gets `not_participant` (403), a match unknown to this game `match_not_found` (404).',
   auth: 'player',
   query: z.strictObject({
     partie_id: z.string().min(1).max(200),

@@ -2,5 +2,6 @@
 import action from './action.js';
 import state from './state.js';
 import history from './history.js';
+import live from './live.js';
 
-export default [action, state, history];
+export default [action, state, history, live];

@@ -41,3 +41,9 @@ export const HistoryResult = z.object({
   suivant: z.number().int().min(1).nullable()
     .meta({ description: 'The `depuis` of the next page; null when no action follows this page (yet, if the match is on).' }),
 });
+
+export const LiveResult = z.object({
+  parties: z.array(Partie).meta({
+    description: 'The matches in progress of the spectated modes, newest first (`cree_le`, then `id`); empty when there is none.',
+  }),
+});

@@ -9,8 +9,9 @@ export default defineRoute({
   method: 'get',
   path: '/match/state',
   tag: 'Matches',
-  summary: 'Read a match’s authoritative state (participants only)',
-  description: 'The same `partie` as the `etat` event. A non-participant gets `not_participant` (403), '
+  summary: 'Read a match’s authoritative state (participants; spectators of a mode with spectators)',
+  description: 'The same `partie` as the `etat` event. Readable by its participants and, in a mode with '
+    + '`"spectateurs": true`, by any player of the game; anyone else gets `not_participant` (403), '
     + 'a match unknown to this game `match_not_found` (404).',
   auth: 'player',
   query: z.strictObject({
