@@ -41,7 +41,7 @@ beforeAll(async () => {
     tables: { notes: { colonnes: { texte: { type: 'text' }, n: { type: 'integer' } }, lecture: 'public', ecriture: 'joueurs' } },
     classements: { points: {} },
     boutique: [{ code: 'epee', nom: 'Épée', description: 'Tranchante', prix: 100, devise: 'or', metadonnees: { degats: 12 } }],
-    modes: { duel: { equipes: 2, joueurs_par_equipe: 1, regles: 'libre', elo_ecart_initial: 10000 } },
+    modes: { duel: { equipes: 2, joueurs_par_equipe: 1, regles: 'libre', elo_ecart_initial: 10000, spectateurs: true } },
   })));
   doc = (await api.get('/openapi.json')).body as Doc;
 });
@@ -244,6 +244,8 @@ describe('contract: real responses match the documented ones', () => {
     expect(c('get', '/matchmaking/status', await api.get('/matchmaking/status', { token: a })).body.status).toBe('matched');
     const partie = matched.body.partie_id as string;
     c('get', '/match/state', await api.get(`/match/state?partie_id=${partie}`, { token: a }));
+    // A spectator's list of the matches in progress (duel has spectators).
+    expect(c('get', '/match/live', await api.get('/match/live?mode_jeu=duel&limit=5', { token: third })).body.parties[0].id).toBe(partie);
     c('post', '/match/action', await api.post('/match/action', { partie_id: partie, action: 'poser', donnees: { x: 1 } }, { token: a }));
     const over = c('post', '/match/action', await api.post('/match/action', { partie_id: partie, action: 'abandonner' }, { token: b }));
     expect(over.body.partie.statut).toBe('terminee');
@@ -270,6 +272,8 @@ describe('contract: real responses match the documented ones', () => {
     conforms('get', '/match/state', await api.get('/match/state?partie_id=00000000-0000-0000-0000-000000000000', { token }));
     conforms('get', '/match/history', await api.get('/match/history?partie_id=00000000-0000-0000-0000-000000000000', { token }));
     conforms('get', '/match/history', await api.get('/match/history?partie_id=x&limit=501', { token }));
+    conforms('get', '/match/live', await api.get('/match/live?mode_jeu=inconnu', { token }));
+    conforms('get', '/match/live', await api.get('/match/live?limit=101', { token }));
     conforms('post', '/players/login', await api.post('/players/login', { identifiant: 'Erreurs', password: 'mauvais' }));
   });
 });
