@@ -247,6 +247,43 @@ describe('who may watch', () => {
   }, T);
 });
 
+describe('the game file', () => {
+  it('spectateurs must be a boolean: apply refuses anything else, naming the field, and changes nothing', async () => {
+    for (const value of ['oui', 1, null]) {
+      await expect(app.applyGame({ ...GAME, modes: { ...modes, vue: { ...modes.vue, spectateurs: value } } }))
+        .rejects.toThrow(/modes\.vue\.spectateurs/);
+    }
+    expect(await app.sql(`select m.code, m.spectators from manette.modes m join manette.games g on g.id = m.game_id
+                          where g.slug = $1 order by m.code`, [GAME.jeu]))
+      .toEqual([{ code: 'libre', spectators: true }, { code: 'prive', spectators: false }, { code: 'vue', spectators: true }]);
+  });
+
+  it('turned off: HTTP reads and new joins are refused at once; a joined spectator is closed when it renews its token', async () => {
+    const GAME_D = { jeu: 'spect-d', nom: 'Spectateurs puis non', modes };
+    const apiD = client(app.baseUrl, await app.applyGame(GAME_D));
+    const { id, seats: [a] } = await match('vue', apiD);
+    const spectator = await player(apiD);
+    const joined = await rawJoin(spectator, id);
+    expect(joined.reply.status).toBe('ok');
+    expect(await liveIds(spectator)).toContain(id);
+
+    await app.applyGame({ ...GAME_D, modes: { ...modes, vue: { ...modes.vue, spectateurs: false } } });
+    const r = await apiD.get(`/match/history?partie_id=${id}`, { token: spectator.token });
+    expect([r.status, r.body.error]).toEqual([403, 'not_participant']);
+    expect(await liveIds(spectator)).not.toContain(id);
+    expect((await rawJoin(spectator, id)).reply.status).toBe('error');
+    expect((await rawJoin(a!, id)).reply.status).toBe('ok');
+
+    // Realtime evaluates the read policy again when the token is renewed (a new token: the
+    // same one is ignored), and closes the channel.
+    const [{ game_id }] = await app.sql<{ game_id: string }>('select id::text as game_id from manette.games where slug = $1', [GAME_D.jeu]) as [{ game_id: string }];
+    const renewed = (await app.signer.playerToken({ playerId: spectator.id, gameId: game_id, notAfter: Date.now() / 1000 + 1800 })).token;
+    joined.ws.send(JSON.stringify({ topic: joined.topic, event: 'access_token', payload: { access_token: renewed }, ref: '9', join_ref: '1' }));
+    await waitUntil(() => joined.messages.some((m) => m.event === 'phx_close'), 'the channel closes');
+    expect(joined.messages.find((m) => m.event === 'system')?.payload).toMatchObject({ status: 'error', message: expect.stringMatching(/permission/) });
+  }, T);
+});
+
 describe('GET /match/live', () => {
   it('lists the spectated matches in progress, newest first, with mode_jeu and limit', async () => {
     const viewer = await player();

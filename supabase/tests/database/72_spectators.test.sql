@@ -10,7 +10,7 @@ create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
 grant usage on schema extensions to manette_api, manette_engine, authenticated, anon;
 
-select plan(50);
+select plan(52);
 
 -- == Fixtures ====================================================================
 -- A: `vue` spectated, `prive` not. B: another game with a spectated mode. C: players may
@@ -195,6 +195,15 @@ select api.match_action(sp.ctx('a3'), jsonb_build_object('partie_id', current_se
 select is(sp.ids(sp.live('a2')), array[current_setting('test.mv')::uuid], 'a finished match is no longer listed');
 select is(sp.history('a2', current_setting('test.mv2'))#>>'{etat_initial,id}', current_setting('test.mv2'),
   'and a spectator still reads its history');
+reset role;
+
+-- == A mode removed from the file keeps its last setting ================================
+select manette_admin.apply_game($${"jeu": "sp-a", "nom": "A", "modes": {
+  "prive": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre"}}}$$, 'sk_live_SPAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+select is((select row(m.retired_at is not null, m.spectators)::text from manette.modes m where m.game_id = sp.game('sp-a') and m.code = 'vue'),
+  row(true, true)::text, 'a mode removed from the file is retired with its setting');
+set local role manette_api;
+select is(sp.ids(sp.live('a3')), array[current_setting('test.mv')::uuid], 'so its matches still running stay watchable');
 reset role;
 
 -- == Turning spectators off ===========================================================
