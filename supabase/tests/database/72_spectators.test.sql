@@ -1,5 +1,5 @@
 -- Spectators (20261127000700): the game file's `spectateurs` (applied, changed, refused when
--- not a boolean); who may read a match (manette.match_readable, through api.match_history:
+-- not a boolean); who may read a match (manette.match_readable, itself and through api.match_history:
 -- participants, any player of the game in a spectated mode, nobody of another game, only
 -- participants in a mode without spectators); that a spectator never acts; the realtime
 -- policies run the way Supabase Realtime runs them (read yes, write no even where players
@@ -10,7 +10,7 @@ create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
 grant usage on schema extensions to manette_api, manette_engine, authenticated, anon;
 
-select plan(52);
+select plan(55);
 
 -- == Fixtures ====================================================================
 -- A: `vue` spectated, `prive` not. B: another game with a spectated mode. C: players may
@@ -96,6 +96,23 @@ select throws_ok(format($$ select sp.history('a3', %L) $$, current_setting('test
   'nor the other way round');
 select throws_ok(format($$ select api.match_history('{"key": "sk_live_SPAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}', '{"partie_id": "%s"}') $$, current_setting('test.mv')),
   'MN401', 'missing_player', 'a spectator must be logged in');
+
+-- The helper itself, as the engine runs it inside those functions (the request's game set).
+reset role;
+select set_config('test.ga', sp.game('sp-a')::text, true), set_config('test.gb', sp.game('sp-b')::text, true),
+       set_config('test.a3', sp.pid('sp_a3')::text, true), set_config('test.b1', sp.pid('sp_b1')::text, true);
+set local role manette_engine;
+select set_config('manette.game_id', current_setting('test.ga'), true);
+select is((manette.match_readable(current_setting('test.mv')::uuid, current_setting('test.a3')::uuid)).id, current_setting('test.mv')::uuid,
+  'match_readable: a player of the game, spectated mode: the match');
+select throws_ok(format($$ select manette.match_readable(%L, %L) $$, current_setting('test.mp'), current_setting('test.a3')), 'MN403', 'not_participant',
+  'match_readable: mode without spectators: not_participant');
+select set_config('manette.game_id', current_setting('test.gb'), true);
+select throws_ok(format($$ select manette.match_readable(%L, %L) $$, current_setting('test.mv'), current_setting('test.b1')), 'MN404', 'match_not_found',
+  'match_readable: from another game: match_not_found');
+select set_config('manette.game_id', '', true);
+reset role;
+set local role manette_api;
 
 -- == A spectator never acts ===========================================================
 select throws_ok(format($$ select api.match_action(sp.ctx('a3'), '{"partie_id": "%s", "action": "poser", "donnees": {}}') $$, current_setting('test.mv')),
