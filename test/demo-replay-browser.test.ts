@@ -4,12 +4,18 @@
 // (first, previous, next, last, the slider, play), each drawn as the page draws a live one;
 // the address keeps `?revoir=<id>`, so a reload (or the link, later) shows the finished
 // match again; "Back" returns to the lobby. In French and in English, with the screenshots
-// the docs show (docs/img/demo-replay*.png with UPDATE_SCREENSHOTS=1).
-import { readFile } from 'node:fs/promises';
+// the docs show (docs/img/demo-replay*.png with UPDATE_SCREENSHOTS=1). A studio's mode of
+// another shipped rule set (tour_par_tour) replays as its raw state, step by step.
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startTestApp, type TestApp } from './support/harness.js';
+import { client, freshDatabase, startTestApp, twinAdminUrlOf, type TestApp } from './support/harness.js';
+import { freePort } from './support/net.js';
+import { readSettings } from '../api/config/settings.js';
+import { startService } from '../api/server.js';
 import { SCREENSHOT_DIR, haveBrowser, launchBrowser, warnIfNoBrowser } from './support/browser.js';
 
 warnIfNoBrowser('demo-replay-browser');
@@ -174,4 +180,92 @@ describe.skipIf(!haveBrowser)('web demo: replaying a match in a browser', () => 
       }
     });
   }
+
+  it('a studio\'s tour_par_tour mode: the replay shows the raw state and each action, step by step', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'manette-replay-demo-'));
+    const gameFile = path.join(dir, 'game.json');
+    await writeFile(gameFile, JSON.stringify({
+      jeu: 'mon-jeu', nom: 'Mon jeu', origines: ['*'],
+      modes: { duel: { equipes: 2, joueurs_par_equipe: 1, regles: 'tour_par_tour' } },
+    }));
+    const db = await freshDatabase();
+    const settings = readSettings({
+      DATABASE_URL: db, MANETTE_REALTIME_DATABASE_URL: twinAdminUrlOf(db), HOST: '127.0.0.1', PORT: '0',
+      MANETTE_REALTIME_PORT: String(await freePort()), LOG_LEVEL: 'silent',
+      MANETTE_ARGON2_MEMORY_KIB: '1024', MANETTE_ARGON2_ITERATIONS: '1',
+    });
+    const service = await startService(settings, pino({ level: 'silent' }), { gameFile });
+    try {
+      const studioOrigin = new URL(service.baseUrl).origin;
+      const studioKey = service.game!.api_key;
+      // Margot plays in the page; nils over plain HTTP.
+      const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'fr-FR' });
+      const page = await ctx.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`${studioOrigin}/demo/?key=${studioKey}`);
+      const login = page.locator('manette-login');
+      await login.getByRole('button', { name: TEXTS.fr.signUp }).click();
+      await login.getByLabel(TEXTS.fr.pseudo, { exact: true }).fill('margot');
+      await login.getByLabel(TEXTS.fr.email).fill('margot@example.test');
+      await login.getByLabel(TEXTS.fr.password).fill('motdepasse-solide');
+      await login.getByRole('button', { name: TEXTS.fr.create }).click();
+      await login.getByText(`${TEXTS.fr.signedIn} margot`).waitFor({ timeout: 15_000 });
+      await page.locator('manette-matchmaking').getByRole('button', { name: TEXTS.fr.play }).click();
+      const api = client(service.baseUrl, studioKey);
+      const nils = await api.register('nils');
+      await expect.poll(async () => (await api.post('/matchmaking/join', { mode_jeu: 'duel', elo_actuel: 1000 }, { token: nils.token })).body.status, { timeout: 15_000 })
+        .toBe('matched');
+      await page.locator('#match').waitFor({ state: 'visible', timeout: 20_000 });
+      const partieId = (await api.get('/matchmaking/status', { token: nils.token })).body.partie_id as string;
+      const nilsAct = async (action: string, donnees: Record<string, unknown>) => {
+        const r = await api.post('/match/action', { partie_id: partieId, action, donnees }, { token: nils.token });
+        expect(r.status, JSON.stringify(r.body)).toBe(200);
+      };
+      const etat = async () => JSON.parse((await page.locator('#etat').textContent()) || 'null');
+      // Whoever has the first seat starts.
+      const first = (await api.get(`/match/state?partie_id=${partieId}`, { token: nils.token })).body.partie.tour_joueur;
+      const margotAct = async (action: string, donnees: string) => {
+        await expect.poll(() => page.locator('#turn').textContent(), { timeout: 15_000 }).toBe(TEXTS.fr.mine);
+        await page.getByLabel('Action').fill(action);
+        await page.getByLabel('Données (JSON)').fill(donnees);
+        await page.getByRole('button', { name: 'Envoyer' }).click();
+      };
+      const steps: string[] = [];
+      if (first === nils.data.joueur.id) { await nilsAct('poser', { a: 1 }); steps.push('nils joue « poser » {"a":1}'); }
+      await margotAct('poser', '{"b": [1, 2]}');
+      steps.push('margot joue « poser » {"b":[1,2]}');
+      await expect.poll(etat, { timeout: 15_000 }).toMatchObject({ b: [1, 2] });
+      await nilsAct('retirer', { b: null });
+      steps.push('nils joue « retirer » {"b":null}');
+      await nilsAct('abandonner', {});
+      steps.push('nils abandonne');
+      await expect.poll(() => page.locator('#turn').textContent(), { timeout: 15_000 }).toBe('Tu as gagné !');
+      const final = await etat();
+
+      await page.getByRole('button', { name: TEXTS.fr.replay }).click();
+      const n = steps.length;
+      await expect.poll(() => page.locator('#replay-step').textContent(), { timeout: 15_000 }).toBe(`Début de la partie (${n} coups)`);
+      expect(await etat()).toEqual({});
+      // The action form is gone: a replay sends nothing.
+      expect(await page.locator('#act-form').isHidden()).toBe(true);
+      expect(await page.locator('#board').isHidden()).toBe(true);
+      for (let i = 1; i <= n; i++) {
+        await page.locator('#match').getByRole('button', { name: TEXTS.fr.next, exact: true }).click();
+        expect(await page.locator('#replay-step').textContent()).toBe(`Coup ${i} sur ${n} : ${steps[i - 1]}`);
+      }
+      expect(await etat()).toEqual(final);
+      expect(await page.locator('#turn').textContent()).toBe('Tu as gagné !');
+      await page.locator('#match').getByRole('button', { name: TEXTS.fr.prev, exact: true }).click();
+      expect(await etat()).toEqual(final);
+      // nils forfeited on margot's turn.
+      expect(await page.locator('#turn').textContent()).toBe('Tour de margot…');
+      await page.mouse.move(0, 0);
+      await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'demo-replay-studio.png') });
+      expect(errors).toEqual([]);
+      await ctx.close();
+    } finally {
+      await service.close();
+    }
+  });
 });
