@@ -3,6 +3,7 @@ import { ManetteError, abortedError } from './errors.js';
 import { apiBase, request, shortHash, type RequestOptions, type Transport } from './http.js';
 import { isLocalId } from './queue.js';
 import { RealtimeHub, defaultRealtimeLoader, type RealtimeLoader } from './realtime.js';
+import { replayStates, type Replay, type Rules, type ShippedRules } from './replay.js';
 import { Session, defaultStorage, reportAsync } from './session.js';
 import { Sync, type PendingOp, type SyncEvent } from './sync.js';
 import type {
@@ -72,6 +73,12 @@ export interface MatchHandle {
    * `depuis: page.suivant` while it is not null.
    */
   history(opts?: { depuis?: number; limit?: number }): Promise<MatchHistory>;
+  /**
+   * Every state of the match: reads every page of its history and rebuilds, with the mode's
+   * rules (`regles`: a shipped rule set's name, or the game's own function, see `Rules`),
+   * the initial state then the state after each action, exactly as the server answered them.
+   */
+  replay(regles: ShippedRules | Rules): Promise<Replay>;
   act(action: string, donnees?: Record<string, unknown>, opts?: { numero_tour?: number }): Promise<Partie>;
   /** Resolves once the room is joined, with the function that leaves it. */
   subscribe(handlers: MatchSubscription): Promise<() => Promise<void>>;
@@ -315,6 +322,15 @@ export function createClient(options: ClientOptions): ManetteClient {
           return without<MatchHistory>(await call('GET', '/match/history', {
             query: { partie_id, depuis: opts.depuis, limit: opts.limit },
           }));
+        },
+        async replay(regles) {
+          const first = await handle.history({ limit: 500 });
+          const actions = [...first.actions];
+          for (let page = first; page.suivant !== null;) {
+            page = await handle.history({ depuis: page.suivant, limit: 500 });
+            actions.push(...page.actions);
+          }
+          return { partie_id, actions, etats: replayStates({ etat_initial: first.etat_initial, actions }, regles) };
         },
         async act(action, donnees = {}, opts = {}) {
           const body: Record<string, unknown> = { partie_id, action, donnees };

@@ -4,6 +4,8 @@ import './panels/index.js';
 export { createClient, lastClient } from './client.js';
 export type { ClientOptions, ListOptions, ManetteClient, MatchHandle, MatchSubscription, Table } from './client.js';
 export { ManetteError } from './errors.js';
+export { applyAction, replayStates, shippedRules, turnDelayMs } from './replay.js';
+export type { Replay, Rules, RulesResult, ShippedRules } from './replay.js';
 export type { FieldIssue } from './errors.js';
 export type { PendingOp, SyncEvent } from './sync.js';
 export type { RealtimeLoader, RealtimeModule } from './realtime.js';

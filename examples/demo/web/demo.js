@@ -38,7 +38,12 @@ const TEXTS = {
     abandonner_vraiment: 'Abandonner la partie ?', abandonner_oui: 'Oui, abandonner', abandonner_non: 'Non, continuer',
     boutique: 'Boutique', personne: 'Personne n’a encore gagné.', plateau: 'Plateau de morpion',
     case: 'Case', vide: 'vide', ton_tour: 'À toi de jouer !', tour_de: 'Tour de {}…',
-    nul: 'Match nul.', gagne: 'Tu as gagné !', gagnant: '{} a gagné.', joueurs_par: '{} contre {}',
+    nul: 'Match nul.', gagne: 'Tu as gagné !', gagnant: '{} a gagné.', gagnants: '{} ont gagné.', joueurs_par: '{} contre {}',
+    annulee: 'Partie annulée.', revoir: 'Revoir la partie', retour: 'Retour', etape: 'Étape',
+    debut: 'Début', precedent: 'Coup précédent', suivant: 'Coup suivant', fin: 'Fin', lecture: 'Lecture', pause: 'Pause',
+    chargement: 'Chargement de l’historique…', etape_0: 'Début de la partie ({} coups)', etape_n: 'Coup {} sur {} : {}',
+    joue_case: '{} joue en case {}', joue: '{} joue « {} » {}', abandonne: '{} abandonne',
+    delai: 'Temps écoulé pour {}', fin_admin: 'Partie terminée par un administrateur', annulation_admin: 'Partie annulée par un administrateur',
   },
   en: {
     lobby: 'Sign in, then press “Play”: as soon as an opponent is found, the match shows up here.',
@@ -52,13 +57,18 @@ const TEXTS = {
     abandonner_vraiment: 'Forfeit the match?', abandonner_oui: 'Yes, forfeit', abandonner_non: 'No, keep playing',
     boutique: 'Shop', personne: 'Nobody has won yet.', plateau: 'Tic-tac-toe board',
     case: 'Square', vide: 'empty', ton_tour: 'Your turn!', tour_de: '{}’s turn…',
-    nul: 'Draw.', gagne: 'You won!', gagnant: '{} won.', joueurs_par: '{} vs {}',
+    nul: 'Draw.', gagne: 'You won!', gagnant: '{} won.', gagnants: '{} won.', joueurs_par: '{} vs {}',
+    annulee: 'Match cancelled.', revoir: 'Replay the match', retour: 'Back', etape: 'Step',
+    debut: 'Start', precedent: 'Previous move', suivant: 'Next move', fin: 'End', lecture: 'Autoplay', pause: 'Pause',
+    chargement: 'Loading the history…', etape_0: 'Start of the match ({} moves)', etape_n: 'Move {} of {}: {}',
+    joue_case: '{} plays square {}', joue: '{} plays “{}” {}', abandonne: '{} forfeits',
+    delai: '{} ran out of time', fin_admin: 'Match ended by an administrator', annulation_admin: 'Match cancelled by an administrator',
   },
 };
 function t(key, ...args) {
-  let text = TEXTS[lang][key] ?? key;
-  for (const a of args) text = text.replace('{}', a);
-  return text;
+  let i = 0;
+  // One pass: an argument that itself holds `{}` (a JSON action) stays as it is.
+  return (TEXTS[lang][key] ?? key).replace(/\{\}/g, () => String(args[i++] ?? ''));
 }
 // The static texts follow the browser's language from the start, key form included.
 document.documentElement.lang = lang;
@@ -142,10 +152,13 @@ async function start() {
   // manette:matched carries the matchmaking status: {partie_id, code_salon, participants, ...}.
   // It also fires when the player reloads the page during a match, so the match resumes.
   document.addEventListener('manette:matched', (e) => { void openMatch(e.detail); });
+  // `?revoir=<partie_id>`: the replay of that match (a participant's), once signed in.
+  let replayAsked = params.get('revoir');
   client.auth.onChange((joueur) => {
     if (!joueur) closeMatch();
     showLobby();
     void showLeaderboard();
+    if (joueur && replayAsked) { void openReplay(replayAsked); replayAsked = null; }
   });
   function showLobby() {
     $('lobby-text').textContent = t(client.auth.player ? 'lobby_connecte' : 'lobby');
@@ -167,6 +180,7 @@ async function start() {
   }
 
   let current = null;   // {id, handle, partie: the last state drawn, stop: unsubscribe, morpion}
+  let replay = null;    // {id, actions, etats, at: the step shown, timer: while playing}
 
   async function openMatch(status) {
     if (current?.id === status.partie_id) return;
@@ -197,6 +211,7 @@ async function start() {
   function closeMatch() {
     current?.stop?.();
     current = null;
+    closeReplay();
     $('match').hidden = true;
     $('lobby').hidden = false;
     select.disabled = false;
@@ -207,7 +222,7 @@ async function start() {
     $('room-code').textContent = '';
     $('etat').textContent = '';
     askForfeit(false);
-    for (const cell of cells) { cell.textContent = ''; cell.dataset.mark = ''; cell.classList.remove('winning'); }
+    for (const cell of cells) { cell.textContent = ''; cell.dataset.mark = ''; cell.classList.remove('winning', 'last'); }
   }
 
   function showError(message) {
@@ -263,16 +278,30 @@ async function start() {
     // A move was played since the last refusal: its message is out of date.
     if (current.partie && partie.numero_tour !== current.partie.numero_tour) showError('');
     current.partie = partie;
-    // The match's own mode decides the view (a reload may resume a match of another mode).
-    const morpion = (modeOf(partie.mode_jeu)?.regles ?? 'morpion') === 'morpion';
-    if (morpion !== current.morpion) {
-      current.morpion = morpion;
-      board.hidden = !morpion;
-      $('generic').hidden = morpion;
+    const over = render(partie, true);
+    if (over) {
+      askForfeit(false);
+      $('forfeit').hidden = true;
+      $('again').hidden = false;
+      // Every accepted move is kept: the match can be watched again, move by move.
+      $('replay').hidden = !canReplay(partie.mode_jeu);
+      select.disabled = false;
+      // The panel's "match found" is over too: back to its Play button.
+      if (matchmaking.state === 'matched') matchmaking.reset();
+      // The server credited the win (classement_victoires): no client can write it.
+      void showLeaderboard();
     }
+  }
+
+  /** Draws one state of a match (live, or a step of a replay); returns whether it is over. */
+  function render(partie, live) {
+    // The match's own mode decides the view (a reload may resume a match of another mode).
+    const morpion = rulesOf(partie.mode_jeu) === 'morpion';
+    board.hidden = !morpion;
+    $('generic').hidden = morpion;
     const me = client.auth.player?.id;
     const nameOf = (id) => partie.participants.find((p) => p.joueur_id === id)?.pseudo ?? '?';
-    if (current.morpion) {
+    if (morpion) {
       const cases = partie.etat_plateau?.cases ?? [];
       const line = partie.etat_plateau?.ligne ?? [];
       const [x, o] = partie.participants;
@@ -289,26 +318,127 @@ async function start() {
       $('etat').textContent = JSON.stringify(partie.etat_plateau, null, 2);
     }
 
-    const over = partie.statut === 'terminee';
+    // `terminee` or `annulee` (cancelled by an administrator): both final.
+    const over = partie.statut !== 'en_cours';
+    const mine = live && !over && partie.tour_joueur === me;
     let text;
-    if (!over) text = partie.tour_joueur === me ? t('ton_tour') : t('tour_de', nameOf(partie.tour_joueur));
-    else if (!partie.gagnant_id) text = t('nul');
+    if (partie.statut === 'annulee') text = t('annulee');
+    else if (!over) text = mine ? t('ton_tour') : t('tour_de', nameOf(partie.tour_joueur));
+    else if (!partie.gagnant_id) text = partie.gagnant_equipe === null ? t('nul') : t('gagnants', partie.participants.filter((p) => p.equipe === partie.gagnant_equipe).map((p) => p.pseudo).join(', '));
     else text = partie.gagnant_id === me ? t('gagne') : t('gagnant', nameOf(partie.gagnant_id));
     $('turn').textContent = text;
-    $('turn').dataset.state = over ? 'over' : partie.tour_joueur === me ? 'mine' : 'theirs';
-    board.classList.toggle('mine', !over && partie.tour_joueur === me);
+    $('turn').dataset.state = over ? 'over' : mine ? 'mine' : 'theirs';
+    board.classList.toggle('mine', mine);
+    return over;
+  }
 
-    if (over) {
-      askForfeit(false);
-      $('forfeit').hidden = true;
-      $('again').hidden = false;
-      select.disabled = false;
-      // The panel's "match found" is over too: back to its Play button.
-      if (matchmaking.state === 'matched') matchmaking.reset();
-      // The server credited the win (classement_victoires): no client can write it.
-      void showLeaderboard();
+  // -- 6. "Revoir la partie": every state again, from the match's history ---------------------
+  // `match(id).replay(regles)` reads every accepted action (GET /match/history) and rebuilds
+  // the state after each one with the mode's rules; the page steps through them. The SDK
+  // knows the shipped rule sets; a game's own rules would pass its own function.
+  const SHIPPED = ['libre', 'tour_par_tour', 'morpion'];
+  function rulesOf(mode_jeu) { return modeOf(mode_jeu)?.regles ?? 'morpion'; }
+  function canReplay(mode_jeu) { return SHIPPED.includes(rulesOf(mode_jeu)); }
+
+  /** Keeps `?revoir=<id>` in the address while a replay is shown, so a reload (or the link) shows it again. */
+  function replayInAddress(id) {
+    const q = new URLSearchParams(location.search);
+    if (id) q.set('revoir', id); else q.delete('revoir');
+    history.replaceState(null, '', location.pathname + (q.toString() ? `?${q}` : '') + location.hash);
+  }
+
+  async function openReplay(partie_id) {
+    closeMatch();
+    const mine = replay = { id: partie_id, actions: [], etats: [], at: 0, timer: null };
+    replayInAddress(partie_id);
+    $('match').hidden = false;
+    $('lobby').hidden = true;
+    $('forfeit').hidden = true;
+    $('again').hidden = true;
+    $('act-form').hidden = true;
+    $('replay-close').hidden = false;
+    $('replay-bar').hidden = false;
+    board.classList.add('replaying');
+    for (const id of ['replay-first', 'replay-prev', 'replay-play', 'replay-next', 'replay-last', 'replay-pos']) $(id).disabled = true;
+    $('replay-step').textContent = t('chargement');
+    $('match').scrollIntoView({ block: 'start' });
+    try {
+      const handle = client.match(partie_id);
+      const state = await handle.state();
+      const r = await handle.replay(rulesOf(state.mode_jeu));
+      if (replay !== mine) return;
+      Object.assign(replay, { actions: r.actions, etats: r.etats });
+      $('room-code').textContent = state.code_salon;
+      $('replay-pos').max = String(r.actions.length);
+      $('replay-pos').disabled = $('replay-play').disabled = false;
+      showStep(0);
+    } catch (err) {
+      if (replay !== mine || refusedKey(err)) return;
+      $('replay-step').textContent = '';
+      showError(err.message);
     }
   }
+
+  function closeReplay() {
+    if (replay) {
+      clearInterval(replay.timer);
+      replay = null;
+      replayInAddress(null);
+    }
+    for (const id of ['replay-bar', 'replay', 'replay-close']) $(id).hidden = true;
+    $('act-form').hidden = false;
+    $('replay-play').textContent = t('lecture');
+    board.classList.remove('replaying');
+  }
+
+  /** What an action of the history did, in words (`before`: the state it was played in). */
+  function describe(a, before) {
+    const nameOf = (id) => before.participants.find((p) => p.joueur_id === id)?.pseudo ?? '?';
+    // The server's own actions have no player: an expired turn, an administrator's end or cancel.
+    if (a.joueur_id === null && a.action === 'delai_depasse') return t('delai', nameOf(a.donnees.joueur_id));
+    if (a.joueur_id === null && (a.action === 'fin_admin' || a.action === 'annulation_admin')) return t(a.action);
+    if (a.action === 'abandonner') return t('abandonne', nameOf(a.joueur_id));
+    if (a.action === 'jouer' && rulesOf(before.mode_jeu) === 'morpion') return t('joue_case', nameOf(a.joueur_id), a.donnees.case + 1);
+    return t('joue', nameOf(a.joueur_id), a.action, JSON.stringify(a.donnees));
+  }
+
+  /** Shows step `i`: 0 is the match as it started, `i` the state after the i-th action. */
+  function showStep(i) {
+    if (!replay?.etats.length) return;
+    const n = replay.actions.length;
+    const at = replay.at = Math.max(0, Math.min(n, i));
+    const partie = replay.etats[at];
+    render(partie, false);
+    const a = replay.actions[at - 1];
+    // The square just played stands out.
+    cells.forEach((cell, c) => cell.classList.toggle('last', a?.action === 'jouer' && a.donnees.case === c));
+    $('replay-step').textContent = at === 0 ? t('etape_0', n) : t('etape_n', at, n, describe(a, replay.etats[at - 1]));
+    $('replay-pos').value = String(at);
+    $('replay-first').disabled = $('replay-prev').disabled = at === 0;
+    $('replay-next').disabled = $('replay-last').disabled = at === n;
+    if (at === n && replay.timer) playReplay(false);
+  }
+
+  function playReplay(on) {
+    if (!replay) return;
+    clearInterval(replay.timer);
+    replay.timer = null;
+    if (on) {
+      if (replay.at >= replay.actions.length) showStep(0);
+      replay.timer = setInterval(() => showStep(replay.at + 1), 900);
+    }
+    $('replay-play').textContent = t(replay.timer ? 'pause' : 'lecture');
+  }
+
+  $('replay').addEventListener('click', () => { if (current) void openReplay(current.id); });
+  $('replay-close').addEventListener('click', () => { closeMatch(); showLobby(); });
+  $('replay-play').addEventListener('click', () => playReplay(!replay?.timer));
+  const step = (to) => () => { playReplay(false); showStep(to()); };
+  $('replay-first').addEventListener('click', step(() => 0));
+  $('replay-prev').addEventListener('click', step(() => replay.at - 1));
+  $('replay-next').addEventListener('click', step(() => replay.at + 1));
+  $('replay-last').addEventListener('click', step(() => replay.actions.length));
+  $('replay-pos').addEventListener('input', step(() => Number($('replay-pos').value)));
 
   // -- 6. Leaderboard and shop (API key only: no sign-in needed) ------------------------------
   async function showLeaderboard() {
@@ -357,4 +487,6 @@ async function start() {
   showLobby();
   chooseMode(matchmaking.mode);
   void showShop();
+  // Already signed in (the session kept from an earlier visit): the replay asked for now.
+  if (replayAsked && client.auth.player) { void openReplay(replayAsked); replayAsked = null; }
 }
