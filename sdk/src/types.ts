@@ -32,7 +32,7 @@ export interface MatchStatus {
   [k: string]: unknown;
 }
 export interface Partie {
-  id: string; mode_jeu: string; statut: 'en_cours' | 'terminee'; tour_joueur: string | null; numero_tour: number;
+  id: string; mode_jeu: string; statut: 'en_cours' | 'terminee' | 'annulee'; tour_joueur: string | null; numero_tour: number;
   etat_plateau: Record<string, unknown>; participants: Participant[]; gagnant_id: string | null;
   gagnant_equipe: number | null; code_salon: string; cree_le: string; maj_le: string; termine_le: string | null;
 }
