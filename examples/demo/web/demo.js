@@ -38,7 +38,7 @@ const TEXTS = {
     abandonner_vraiment: 'Abandonner la partie ?', abandonner_oui: 'Oui, abandonner', abandonner_non: 'Non, continuer',
     boutique: 'Boutique', personne: 'Personne n’a encore gagné.', plateau: 'Plateau de morpion',
     case: 'Case', vide: 'vide', ton_tour: 'À toi de jouer !', tour_de: 'Tour de {}…',
-    nul: 'Match nul.', gagne: 'Tu as gagné !', gagnant: '{} a gagné.', joueurs_par: '{} contre {}',
+    nul: 'Match nul.', annulee: 'Partie annulée.', gagne: 'Tu as gagné !', gagnant: '{} a gagné.', joueurs_par: '{} contre {}',
   },
   en: {
     lobby: 'Sign in, then press “Play”: as soon as an opponent is found, the match shows up here.',
@@ -52,7 +52,7 @@ const TEXTS = {
     abandonner_vraiment: 'Forfeit the match?', abandonner_oui: 'Yes, forfeit', abandonner_non: 'No, keep playing',
     boutique: 'Shop', personne: 'Nobody has won yet.', plateau: 'Tic-tac-toe board',
     case: 'Square', vide: 'empty', ton_tour: 'Your turn!', tour_de: '{}’s turn…',
-    nul: 'Draw.', gagne: 'You won!', gagnant: '{} won.', joueurs_par: '{} vs {}',
+    nul: 'Draw.', annulee: 'Match cancelled.', gagne: 'You won!', gagnant: '{} won.', joueurs_par: '{} vs {}',
   },
 };
 function t(key, ...args) {
@@ -238,7 +238,7 @@ async function start() {
 
   function askForfeit(ask) {
     $('forfeit-ask').hidden = !ask;
-    $('forfeit').hidden = ask || !current || current.partie?.statut === 'terminee';
+    $('forfeit').hidden = ask || !current || (current.partie?.statut ?? 'en_cours') !== 'en_cours';
   }
   $('forfeit').addEventListener('click', () => { askForfeit(true); $('forfeit-no').focus(); });
   $('forfeit-no').addEventListener('click', () => { askForfeit(false); $('forfeit').focus(); });
@@ -289,9 +289,10 @@ async function start() {
       $('etat').textContent = JSON.stringify(partie.etat_plateau, null, 2);
     }
 
-    const over = partie.statut === 'terminee';
+    const over = partie.statut !== 'en_cours'; // terminee, or annulee (the operator cancelled it)
     let text;
     if (!over) text = partie.tour_joueur === me ? t('ton_tour') : t('tour_de', nameOf(partie.tour_joueur));
+    else if (partie.statut === 'annulee') text = t('annulee');
     else if (!partie.gagnant_id) text = t('nul');
     else text = partie.gagnant_id === me ? t('gagne') : t('gagnant', nameOf(partie.gagnant_id));
     $('turn').textContent = text;
