@@ -48,7 +48,8 @@ export interface MatchHistory {
   actions: HistoryAction[];
   suivant: number | null;
 }
-export interface MatchActionEvent { joueur_id: string; action: string; donnees: Record<string, unknown>; numero_tour: number }
+/** The room's `action` event; `joueur_id` null for an action the server applied (`fin_admin`, `annulation_admin`). */
+export interface MatchActionEvent { joueur_id: string | null; action: string; donnees: Record<string, unknown>; numero_tour: number }
 
 export interface RealtimeConfig {
   url: string; key: string; channel_prefix: string; private: boolean; token: string | null; token_expire_le: string | null;
