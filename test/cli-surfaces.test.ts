@@ -69,6 +69,7 @@ const ENGLISH = /\b(the|and|of|with|is|for|from|into|its|display|error|unknown|m
 /** Commands whose whole output (help, or an error) must be in one language. */
 const CASES: string[][] = [
   ['--help'], ['keys', '--help'], ['apply', '--help'], ['import', '--help'], ['players', 'find', '--help'], ['match', 'show', '--help'],
+  ['match', 'end', '--help'], ['match', 'cancel', '--help'], ['match', 'end', 'x'],
   ['init', '--help'], ['bogus'], ['import'], ['keys', 'list', 'a', 'b'],
   ['apply', 'absent.json'], ['apply', 'not-json.json'], ['apply', 'bad-game.json'],
 ];

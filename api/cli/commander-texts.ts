@@ -23,7 +23,7 @@ const TITLES: Record<string, string> = {
 /** Argument names as help and usage show them (commander only uses them for display). */
 const ARGUMENT_NAMES: Record<Lang, Record<string, string>> = {
   en: { jeu: 'game' },
-  fr: { file: 'fichier', files: 'fichiers', who: 'joueur', key: 'clé', match: 'partie', command: 'commande', options: 'options' },
+  fr: { file: 'fichier', files: 'fichiers', who: 'joueur', key: 'clé', match: 'partie', match_id: 'partie_id', command: 'commande', options: 'options' },
 };
 
 function argumentWord(word: string, lang: Lang): string {

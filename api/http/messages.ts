@@ -41,6 +41,10 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
     fr: 'C’est la dernière clé active du jeu : crées-en une nouvelle d’abord (manette keys create <jeu>).',
     en: 'This is the game’s last active key: create a new one first (manette keys create <game>).',
   },
+  match_over: {
+    fr: 'Cette partie n’est plus en cours : rien n’a changé.',
+    en: 'This match is no longer in progress: nothing changed.',
+  },
   idempotency_conflict: {
     fr: 'Cette clé d’idempotence a déjà servi pour une autre requête.',
     en: 'This idempotency key was already used for another request.',
@@ -59,6 +63,8 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
   'upload_failed.json_invalide': { fr: 'Le contenu n’est pas du JSON valide.', en: 'The content is not valid JSON.' },
   'upload_failed.nom_invalide': { fr: 'Nom de fichier invalide.', en: 'Invalid file name.' },
   'upload_failed.champ_invalide': { fr: 'Champ manquant ou invalide.', en: 'Missing or invalid field.' },
+  'match_over.terminee': { fr: 'Cette partie est déjà terminée : rien n’a changé.', en: 'This match is already over: nothing changed.' },
+  'match_over.annulee': { fr: 'Cette partie a été annulée : rien n’a changé.', en: 'This match was cancelled: nothing changed.' },
   'action_refusee.partie_terminee': { fr: 'La partie est terminée.', en: 'The match is over.' },
   'action_refusee.pas_ton_tour': { fr: 'Ce n’est pas ton tour.', en: 'It is not your turn.' },
   'action_refusee.action_inconnue': { fr: 'Action inconnue.', en: 'Unknown action.' },
@@ -98,6 +104,10 @@ const DETAIL_MESSAGES: ReadonlyArray<readonly [fr: string, en: string]> = [
   ['valeur de clé déjà donnée plus haut dans le fichier', 'key value already given earlier in the file'],
   ['plusieurs lignes de la table ont cette valeur de clé', 'several rows of the table have this key value'],
   ['id ou all attendu', 'id or all expected'],
+  // Admin end / cancel of a match (manette_admin.match_stop).
+  ['gagnant ou nul attendu (l’un des deux)', 'gagnant or nul expected (one of them)'],
+  ['ce joueur ne participe pas à la partie', 'this player is not a participant of the match'],
+  ['1000 caractères au plus', 'at most 1000 characters'],
   // Game config and the façade's edge checks (api/app.ts): names JavaScript objects give a meaning to.
   ['nom réservé (__proto__, constructor, prototype)', 'reserved name (__proto__, constructor, prototype)'],
   ['ligne introuvable : %s', 'row not found: %s'],

@@ -380,7 +380,7 @@ export function createClient(options: ClientOptions): ManetteClient {
       if (stopped) return;
       if (latest && (p.numero_tour < latest.numero_tour
         || (p.numero_tour === latest.numero_tour && Date.parse(p.maj_le) < Date.parse(latest.maj_le))
-        || (latest.statut === 'terminee' && p.statut !== 'terminee'))) return;
+        || (latest.statut !== 'en_cours' && p.statut === 'en_cours'))) return; // terminee and annulee are final
       latest = p;
       try { h.onEtat?.(p); } catch (err) { reportAsync(err); }
     };
@@ -415,7 +415,7 @@ export function createClient(options: ClientOptions): ManetteClient {
     watchers.add(expectOwn);
     // Nothing heard for pollMs while the match is on: read it.
     const poll = setInterval(() => {
-      if (latest?.statut !== 'terminee' && Date.now() - lastHeard >= pollMs) {
+      if ((latest?.statut ?? 'en_cours') === 'en_cours' && Date.now() - lastHeard >= pollMs) {
         lastHeard = Date.now();
         reread();
       }

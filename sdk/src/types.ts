@@ -32,7 +32,7 @@ export interface MatchStatus {
   [k: string]: unknown;
 }
 export interface Partie {
-  id: string; mode_jeu: string; statut: 'en_cours' | 'terminee'; tour_joueur: string | null; numero_tour: number;
+  id: string; mode_jeu: string; statut: 'en_cours' | 'terminee' | 'annulee'; tour_joueur: string | null; numero_tour: number;
   etat_plateau: Record<string, unknown>; participants: Participant[]; gagnant_id: string | null;
   gagnant_equipe: number | null; code_salon: string; cree_le: string; maj_le: string; termine_le: string | null;
 }
@@ -48,7 +48,8 @@ export interface MatchHistory {
   actions: HistoryAction[];
   suivant: number | null;
 }
-export interface MatchActionEvent { joueur_id: string; action: string; donnees: Record<string, unknown>; numero_tour: number }
+/** The room's `action` event; `joueur_id` null for an action the server applied (`fin_admin`, `annulation_admin`). */
+export interface MatchActionEvent { joueur_id: string | null; action: string; donnees: Record<string, unknown>; numero_tour: number }
 
 export interface RealtimeConfig {
   url: string; key: string; channel_prefix: string; private: boolean; token: string | null; token_expire_le: string | null;

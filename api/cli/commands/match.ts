@@ -1,6 +1,11 @@
 // `manette match show <jeu> <match id | code salon>`: a match and its whole history of
 // actions, in order (one call of manette_admin.match_show).
+// `manette match end <partie_id> (--gagnant <joueur_id> | --nul) [--raison <texte>]` and
+// `manette match cancel <partie_id> [--raison <texte>]`: the operator ends a match in
+// progress with a result, or cancels it without one (one call of manette_admin.match_end /
+// match_cancel: audited with the reason, broadcast to the match's room).
 import type { Command } from 'commander';
+import { CliError } from '../database.js';
 import { say } from '../locale.js';
 import { adminCall, answer, jsonHelp, textFields, textTable, type CommandContext } from '../output.js';
 
@@ -10,6 +15,12 @@ export interface MatchDetail {
   cree_le: string; maj_le: string; termine_le: string | null;
   participants: { joueur_id: string; pseudo: string; equipe: number; place: number }[];
   actions: { seq: number; joueur_id: string | null; pseudo: string | null; action: string; donnees: unknown; numero_tour: number; joue_le: string }[];
+}
+
+/** What match end / cancel answer: the match as players now read it, and the history row added. */
+export interface MatchStopped {
+  partie: Omit<MatchDetail, 'regles' | 'actions' | 'participants'> & { participants: { joueur_id: string; pseudo: string; equipe: number }[] };
+  action: { numero: number; joueur_id: null; action: 'fin_admin' | 'annulation_admin'; donnees: Record<string, unknown>; numero_tour: number; cree_le: string };
 }
 
 export function registerMatch(program: Command, ctx: CommandContext): void {
@@ -27,6 +38,63 @@ export function registerMatch(program: Command, ctx: CommandContext): void {
       await answer(ctx, !!opts.json, () => adminCall<MatchDetail>(ctx, 'select manette_admin.match_show($1, $2) as r', [jeu, ref]),
         (m) => renderMatch(m, fr));
     });
+
+  const matchId = fr ? 'l’id de la partie (en cours)' : 'the match id (a match in progress)';
+  const reason = fr
+    ? 'pourquoi (inscrit au journal d’audit manette.admin_audit, jamais montré aux joueurs ; 1000 caractères au plus)'
+    : 'why (written to the audit trail manette.admin_audit, never shown to players; at most 1000 characters)';
+
+  match.command('end')
+    .argument('<match_id>', matchId)
+    .option('--gagnant <joueur_id>', fr ? 'le joueur gagnant (un participant) : son équipe gagne' : 'the winning player (a participant): their team wins')
+    .option('--nul', fr ? 'match nul : aucun gagnant' : 'a draw: no winner')
+    .option('--raison <texte>', reason)
+    .option('--json', jsonHelp(ctx.lang))
+    .description(fr
+      ? 'termine une partie en cours avec un résultat (--gagnant ou --nul) : victoire comptée, joueurs libérés, etat diffusé'
+      : 'end a match in progress with a result (--gagnant or --nul): win counted, players freed, etat broadcast')
+    .action(async (id: string, opts: { gagnant?: string; nul?: boolean; raison?: string; json?: boolean }) => {
+      await answer(ctx, !!opts.json, async () => {
+        if (!!opts.nul === (opts.gagnant !== undefined)) {
+          throw new CliError(say({ fr: 'précise --gagnant <joueur_id> ou --nul (l’un des deux)', en: 'give --gagnant <joueur_id> or --nul (one of them)' }, ctx.lang));
+        }
+        return adminCall<MatchStopped>(ctx, 'select manette_admin.match_end($1, $2, $3, $4) as r',
+          [id, opts.gagnant ?? null, !!opts.nul, opts.raison ?? null]);
+      }, (r) => renderStopped(r, ctx.lang));
+    });
+
+  match.command('cancel')
+    .argument('<match_id>', matchId)
+    .option('--raison <texte>', reason)
+    .option('--json', jsonHelp(ctx.lang))
+    .description(fr
+      ? 'annule une partie en cours, sans résultat : aucune victoire comptée, joueurs libérés, etat diffusé'
+      : 'cancel a match in progress, without a result: no win counted, players freed, etat broadcast')
+    .action(async (id: string, opts: { raison?: string; json?: boolean }) => {
+      await answer(ctx, !!opts.json, () => adminCall<MatchStopped>(ctx, 'select manette_admin.match_cancel($1, $2) as r',
+        [id, opts.raison ?? null]), (r) => renderStopped(r, ctx.lang));
+    });
+}
+
+function renderStopped(r: MatchStopped, lang: 'fr' | 'en'): string {
+  const p = r.partie;
+  if (p.statut === 'annulee') {
+    return say({
+      fr: 'Partie {id} annulée : aucune victoire comptée, ses joueurs sont libres de rejouer.',
+      en: 'Match {id} cancelled: no win counted, its players are free to play again.',
+    }, lang, { id: p.id });
+  }
+  if (p.gagnant_id === null) {
+    return say({
+      fr: 'Partie {id} terminée : match nul. Ses joueurs sont libres de rejouer.',
+      en: 'Match {id} ended: a draw. Its players are free to play again.',
+    }, lang, { id: p.id });
+  }
+  const winner = p.participants.find((x) => x.joueur_id === p.gagnant_id)?.pseudo ?? p.gagnant_id;
+  return say({
+    fr: 'Partie {id} terminée : {pseudo} gagne (équipe {equipe}). Ses joueurs sont libres de rejouer.',
+    en: 'Match {id} ended: {pseudo} wins (team {equipe}). Its players are free to play again.',
+  }, lang, { id: p.id, pseudo: winner, equipe: p.gagnant_equipe ?? '—' });
 }
 
 function renderMatch(m: MatchDetail, fr: boolean): string {

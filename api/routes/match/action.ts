@@ -12,7 +12,7 @@ export default defineRoute({
   summary: 'Play an action in a match',
   description: 'The mode’s rules decide; the accepted state is stored, then broadcast on the channel '
     + '`manette_partie_<partie_id>` (events `action` then `etat`, after commit). Refusal: 409 '
-    + '`action_refusee` with `reason` (`partie_terminee`, `tour_perime`, `pas_ton_tour`, `action_inconnue`, '
+    + '`action_refusee` with `reason` (`partie_terminee`: the match is `terminee` or `annulee`; `tour_perime`, `pas_ton_tour`, `action_inconnue`, '
     + '`donnees_invalides`, `case_occupee`, `hors_plateau`, `etat_trop_grand` (the new `etat_plateau` would be larger '
     + 'than the game’s `taille_max_etat`), or a reason of the game’s own). Every rule set '
     + 'accepts `abandonner` (resign). `Idempotency-Key` header: the same key from the same player within 24 h '

@@ -5,8 +5,11 @@ import { Participant } from '../matchmaking/schemas.js';
 export const Partie = z.object({
   id: z.uuid(),
   mode_jeu: z.string(),
-  statut: z.enum(['en_cours', 'terminee']),
-  tour_joueur: z.uuid().nullable().meta({ description: 'The player whose turn it is (null once the match is over).' }),
+  statut: z.enum(['en_cours', 'terminee', 'annulee']).meta({
+    description: '`en_cours`, then `terminee` (by the rules, an abandon, or the operator: `manette match end`) or `annulee` '
+      + '(the operator cancelled it: `manette match cancel`, no winner, no win counted). Both are final.',
+  }),
+  tour_joueur: z.uuid().nullable().meta({ description: 'The player whose turn it is (null once the rules end the match; an operator’s end or cancel leaves it as it was).' }),
   numero_tour: z.number().int().min(1)
     .meta({ description: '1 at the start; +1 for each accepted action (libre, tour_par_tour, morpion, abandonner).' }),
   etat_plateau: z.unknown().meta({ description: 'The game state kept by the rules, for example `{"cases": [...]}` for morpion (tic-tac-toe).' }),
@@ -23,7 +26,8 @@ export const PartieResult = z.object({ partie: Partie });
 
 export const HistoryAction = z.object({
   numero: z.number().int().min(1).meta({ description: 'The action’s number in this match: 1, 2, 3, ... without gaps.' }),
-  joueur_id: z.uuid().nullable().meta({ description: 'Who played it (null if that player has since been deleted).' }),
+  joueur_id: z.uuid().nullable().meta({ description: 'Who played it (null for an action the server applied, such as `fin_admin` or `annulation_admin`, '
+    + 'or if that player has since been deleted).' }),
   action: z.string(),
   donnees: z.unknown().meta({ description: 'The `donnees` as sent (`{}` when the request had none).' }),
   numero_tour: z.number().int().min(1).meta({ description: 'The turn it was played in (what the client would send as `numero_tour`).' }),

@@ -22,7 +22,7 @@ create table manette.matches (
   constraint matches_game_id_fkey FOREIGN KEY (game_id) REFERENCES manette.games(id) ON DELETE CASCADE,
   constraint matches_last_action_seq_check CHECK (last_action_seq >= 0),
   constraint matches_room_code_check CHECK (room_code ~ '^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{6}$'::text),
-  constraint matches_status_check CHECK (status = ANY (ARRAY['en_cours'::text, 'terminee'::text])),
+  constraint matches_status_check CHECK (status = ANY (ARRAY['en_cours'::text, 'terminee'::text, 'annulee'::text])),
   constraint matches_turn_number_check CHECK (turn_number >= 1)
 );
 
