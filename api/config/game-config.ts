@@ -60,6 +60,12 @@ const Mode = z.strictObject({
   delai_inactivite_s: z.number().int().min(1).max(86400).default(30),
   // A `somme` board of the game credited +1 per winner, by the server (docs/matches.md).
   classement_victoires: Slug.optional(),
+  // Server-side rating (docs/matches.md, Server-side rating): `serveur` keeps an Elo rating
+  // per player and mode, updated when a match ends, and matchmaking uses it instead of
+  // elo_actuel. Optional without default, so a file without them is stored unchanged.
+  elo: z.enum(['client', 'serveur']).optional(),
+  elo_k: z.number().finite().min(1).max(100).optional(),
+  elo_depart: z.number().finite().min(0).max(10000).optional(),
 }).refine((m) => m.equipes * m.joueurs_par_equipe >= 1 && m.equipes * m.joueurs_par_equipe <= 128,
   { message: 'une salle compte de 1 à 128 joueurs', path: ['joueurs_par_equipe'] });
 
