@@ -5,10 +5,12 @@
 // updates both players' ratings, which GET /players/me shows; many matches ending at once,
 // over several rounds, leave every rating exactly where the formula puts it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from '../sdk/src/index.js';
 import { client, startTestApp, type TestApp } from './support/harness.js';
 
 let app: TestApp;
 let api: ReturnType<typeof client>;
+let key: string;
 let counter = 0;
 
 const GAME = {
@@ -26,7 +28,8 @@ const GAME = {
 
 beforeAll(async () => {
   app = await startTestApp();
-  api = client(app.baseUrl, await app.applyGame(GAME));
+  key = await app.applyGame(GAME);
+  api = client(app.baseUrl, key);
 });
 afterAll(async () => { await app?.close(); });
 
@@ -133,6 +136,14 @@ describe('server-side rating', () => {
     expect((await me(o)).classe!.valeur).toBeCloseTo(1484 + gain, 9);
     expect((await me(x)).classe!.valeur).toBeCloseTo(1516 - gain, 9);
     expect((await me(x)).classe!.parties).toBe(2);
+
+    // The SDK reads the same: auth.ratings().
+    const store = new Map<string, string>();
+    const storage = { getItem: (k: string) => store.get(k) ?? null, setItem: (k: string, v: string) => { store.set(k, v); }, removeItem: (k: string) => { store.delete(k); } };
+    const sdk = createClient({ baseUrl: app.baseUrl, apiKey: key, storage });
+    await sdk.auth.login({ identifiant: x.pseudo, password: 'motdepasse-solide' });
+    expect(await sdk.auth.ratings()).toEqual(await me(x));
+    expect((await sdk.auth.ratings()).classe!.valeur).toBeCloseTo(1516 - gain, 9);
   });
 
   it('a client mode keeps using elo_actuel and rates nobody', async () => {
