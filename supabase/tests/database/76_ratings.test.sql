@@ -11,7 +11,7 @@ create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
 grant usage on schema extensions to manette_api, manette_engine;
 
-select plan(54);
+select plan(55);
 
 -- == The formula against its published example ==========================================
 -- English Wikipedia, "Elo rating system", section "Mathematical details" (the example after
@@ -312,6 +312,12 @@ where id = current_setting('test.m10')::uuid;
 select is(array[rt.rating('duel', 'm1'), rt.rating('duel', 'm2'), rt.played('duel', 'm2')::double precision],
   array[1484, 1516, 1]::double precision[], 'an ended match updated again is not rated again');
 reset role;
+
+-- == The `matched` event ===================================================================
+select is((select jsonb_path_query_array(r.payload, '$.participants[*].elo') from realtime.messages r
+           where r.topic = 'manette_joueur_' || rt.pid('o1') and r.event = 'matched'
+             and r.payload->>'partie_id' = current_setting('test.m2')),
+  '[1516, 1484]'::jsonb, 'the realtime `matched` event: participants carry their start rating');
 
 -- == The admin's view ======================================================================
 set local role manette_admin;
