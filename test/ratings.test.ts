@@ -205,3 +205,27 @@ describe('server-side rating', () => {
     for (const p of ps.slice(0, 4)) expect((await me(p)).ouvert!.valeur).toBeCloseTo(model.get(p.id)!, 9);
   });
 });
+
+describe('manette apply and the rating keys', () => {
+  const mode = (extra: Record<string, unknown>) => ({ equipes: 2, joueurs_par_equipe: 1, regles: 'morpion', ...extra });
+  it.each([
+    ['an elo other than client or serveur', { elo: 'maison' }, /modes\.m\.elo: .*"client"\|"serveur"/],
+    ['elo_k 0', { elo: 'serveur', elo_k: 0 }, /modes\.m\.elo_k: .*>=1/],
+    ['elo_k 101', { elo: 'serveur', elo_k: 101 }, /modes\.m\.elo_k: .*<=100/],
+    ['elo_depart below 0', { elo: 'serveur', elo_depart: -1 }, /modes\.m\.elo_depart: .*>=0/],
+    ['elo_depart above 10000', { elo: 'serveur', elo_depart: 10001 }, /modes\.m\.elo_depart: .*<=10000/],
+  ])('refuses %s, naming the field, and writes nothing', async (_name, extra, message) => {
+    await expect(app.applyGame({ jeu: 'ratings-bad', nom: 'Bad', modes: { m: mode(extra) } })).rejects.toThrow(message);
+    expect(await app.sql('select 1 from manette.games where slug = $1', ['ratings-bad'])).toEqual([]);
+  });
+
+  it('stores the keys on the mode; a file without them keeps the defaults (client, 32, 1500)', async () => {
+    await app.applyGame({ jeu: 'ratings-ok', nom: 'Ok', modes: { a: mode({ elo: 'serveur', elo_k: 24.5, elo_depart: 1200 }), b: mode({}) } });
+    const rows = await app.sql(`select m.code, m.elo_source, m.elo_k, m.elo_start from manette.modes m join manette.games g on g.id = m.game_id
+      where g.slug = 'ratings-ok' order by m.code`);
+    expect(rows).toEqual([
+      { code: 'a', elo_source: 'serveur', elo_k: 24.5, elo_start: 1200 },
+      { code: 'b', elo_source: 'client', elo_k: 32, elo_start: 1500 },
+    ]);
+  });
+});
