@@ -391,7 +391,7 @@ describe('manette players and manette match', () => {
     expect(json.body.data).toMatchObject({
       id: matchId, mode_jeu: '1v1', regles: 'morpion', statut: 'en_cours', tour_joueur: o.id, numero_tour: 4, code_salon: code,
       gagnant_id: null, gagnant_equipe: null, termine_le: null,
-      participants: [{ joueur_id: x.id, pseudo: pseudo(x), equipe: 1, place: 1 }, { joueur_id: o.id, pseudo: pseudo(o), equipe: 2, place: 2 }],
+      participants: [{ joueur_id: x.id, pseudo: pseudo(x), equipe: 1, place: 1, elo: 1000 }, { joueur_id: o.id, pseudo: pseudo(o), equipe: 2, place: 2, elo: 1000 }],
     });
     expect(json.body.data.actions.map((a: any) => ({ ...a, joue_le: typeof a.joue_le }))).toEqual([
       { seq: 1, joueur_id: x.id, pseudo: pseudo(x), action: 'jouer', donnees: { case: 4 }, numero_tour: 1, joue_le: 'string' },
@@ -406,6 +406,9 @@ describe('manette players and manette match', () => {
     expect(human.stdout).toContain(`tour        : 4 (${pseudo(o)})\n`);
     expect(human.stdout).toContain(`code salon  : ${code}\n`);
     expect(human.stdout).toContain('Participants (2)\nPLACE  ÉQUIPE  PSEUDO');
+    const seatLines = human.stdout.split('Participants (2)\n')[1]!.split('\n').slice(0, 3);
+    expect(seatLines[0]).toMatch(/^PLACE +ÉQUIPE +PSEUDO +ELO +ID$/);
+    expect(seatLines.slice(1).map((l) => l.split(/ {2,}/).slice(0, 4))).toEqual([['1', '1', pseudo(x), '1000'], ['2', '2', pseudo(o), '1000']]);
     const actions = human.stdout.split('Actions (3)\n')[1]!.trim().split('\n');
     expect(actions[0]).toMatch(/^N° +TOUR +JOUEUR +ACTION +JOUÉE LE +DONNÉES$/);
     expect(actions.slice(1).map((l) => l.split(/ {2,}/).filter((c, i) => i !== 4))).toEqual([

@@ -71,10 +71,11 @@ describe('POST /matchmaking/join', () => {
     expect(Object.keys(r.body).sort()).toEqual(['code_salon', 'equipe', 'ok', 'participants', 'partie_id', 'status']);
     expect(r.body).toMatchObject({ ok: true, status: 'matched' });
     expect(r.body.code_salon).toMatch(/^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{6}$/);
-    // Team 1 (plays first) is the team with the lower elo total: a.
+    // Team 1 (plays first) is the team with the lower elo total: a. Each one's elo is the
+    // elo_actuel it joined with (a client mode).
     expect(r.body.participants).toEqual([
-      { joueur_id: a.id, pseudo: a.pseudo, equipe: 1 },
-      { joueur_id: b.id, pseudo: b.pseudo, equipe: 2 },
+      { joueur_id: a.id, pseudo: a.pseudo, equipe: 1, elo: 1200 },
+      { joueur_id: b.id, pseudo: b.pseudo, equipe: 2, elo: 1250 },
     ]);
     expect(r.body.equipe).toBe(2);
 

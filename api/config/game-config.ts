@@ -64,6 +64,12 @@ const Mode = z.strictObject({
   // read-only (docs/matches.md, Spectators); false when absent (kept absent, so existing
   // files are stored unchanged).
   spectateurs: z.boolean().optional(),
+  // Server-side rating (docs/matches.md, Server-side rating): `serveur` keeps an Elo rating
+  // per player and mode, updated when a match ends, and matchmaking uses it instead of
+  // elo_actuel. Optional without default, so a file without them is stored unchanged.
+  elo: z.enum(['client', 'serveur']).optional(),
+  elo_k: z.number().finite().min(1).max(100).optional(),
+  elo_depart: z.number().finite().min(0).max(10000).optional(),
 }).refine((m) => m.equipes * m.joueurs_par_equipe >= 1 && m.equipes * m.joueurs_par_equipe <= 128,
   { message: 'une salle compte de 1 à 128 joueurs', path: ['joueurs_par_equipe'] });
 

@@ -16,6 +16,12 @@ export const Joueur = z.object({
   cree_le: z.string(),
 }).meta({ id: 'Joueur' });
 
+/** GET /players/me's `elo`: by mode code, the server's rating (unrounded) and rated matches played. */
+export const Ratings = z.record(z.string(), z.object({
+  valeur: z.number().meta({ description: 'The rating, unrounded (round it for display).' }),
+  parties: z.number().int().min(0).meta({ description: 'Rated matches played in this mode.' }),
+})).meta({ id: 'Elo' });
+
 export const Session = z.object({
   token: z.string().meta({ description: 'The session token, to send as x-player-token (pt_…).' }),
   data: z.object({ joueur: Joueur, expire_le: z.string() }),

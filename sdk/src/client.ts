@@ -7,7 +7,7 @@ import { replayStates, type Replay, type Rules, type ShippedRules } from './repl
 import { Session, defaultStorage, reportAsync } from './session.js';
 import { Sync, type PendingOp, type SyncEvent } from './sync.js';
 import type {
-  Article, Fichier, Joueur, MatchActionEvent, MatchHistory, MatchStatus, PanelConfig, Partie, RealtimeConfig, Row, Score,
+  Article, EloMode, Fichier, Joueur, MatchActionEvent, MatchHistory, MatchStatus, PanelConfig, Partie, RealtimeConfig, Row, Score,
   SessionStorage, SubmitResult,
 } from './types.js';
 
@@ -99,6 +99,8 @@ export interface ManetteClient {
     readonly token: string | null;
     onChange(cb: (joueur: Joueur | null) => void): () => void;
     uploadAvatar(blob: Blob): Promise<Joueur>;
+    /** The player's server-side ratings, by mode code (modes with `"elo": "serveur"`; GET /players/me). */
+    ratings(): Promise<Record<string, EloMode>>;
   };
   table<D extends Record<string, unknown> = Record<string, unknown>>(nom: string): Table<D>;
   sync: {
@@ -237,6 +239,11 @@ export function createClient(options: ClientOptions): ManetteClient {
         const body = await call<{ data: { joueur: Joueur } }>('POST', '/players/avatar', { body: { contenu, mime_type: blob.type } });
         session.setPlayer(body.data.joueur);
         return body.data.joueur;
+      },
+      async ratings() {
+        const body = await call<{ data: { joueur: Joueur; elo: Record<string, EloMode> } }>('GET', '/players/me');
+        session.setPlayer(body.data.joueur);
+        return body.data.elo;
       },
     },
 

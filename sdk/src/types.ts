@@ -20,7 +20,10 @@ export interface Article {
 }
 export interface PanelConfig { theme: Record<string, string | null>; textes: Record<string, string>; [k: string]: unknown }
 
-export interface Participant { joueur_id: string; pseudo: string; equipe: number }
+/** `elo`: the player's rating at the start of the match (the server's in an `"elo": "serveur"` mode, the `elo_actuel` sent otherwise). */
+export interface Participant { joueur_id: string; pseudo: string; equipe: number; elo: number | null }
+/** One mode's server-side rating (GET /players/me's `elo`, by mode code): unrounded; `parties` rated matches played. */
+export interface EloMode { valeur: number; parties: number }
 export interface MatchStatus {
   status: 'idle' | 'waiting' | 'matched';
   queue_id?: string;

@@ -13,7 +13,7 @@ export interface MatchDetail {
   id: string; mode_jeu: string; regles: string; statut: string; tour_joueur: string | null; numero_tour: number;
   etat_plateau: unknown; code_salon: string; gagnant_id: string | null; gagnant_equipe: number | null;
   cree_le: string; maj_le: string; termine_le: string | null;
-  participants: { joueur_id: string; pseudo: string; equipe: number; place: number }[];
+  participants: { joueur_id: string; pseudo: string; equipe: number; place: number; elo: number | null }[];
   actions: { seq: number; joueur_id: string | null; pseudo: string | null; action: string; donnees: unknown; numero_tour: number; joue_le: string }[];
 }
 
@@ -114,8 +114,9 @@ function renderMatch(m: MatchDetail, fr: boolean): string {
     [fr ? 'plateau' : 'board', JSON.stringify(m.etat_plateau)],
   ]);
   const participants = textTable(
-    fr ? ['PLACE', 'ÉQUIPE', 'PSEUDO', 'ID'] : ['SEAT', 'TEAM', 'PSEUDO', 'ID'],
-    m.participants.map((p) => [p.place, p.equipe, p.pseudo, p.joueur_id]));
+    fr ? ['PLACE', 'ÉQUIPE', 'PSEUDO', 'ELO', 'ID'] : ['SEAT', 'TEAM', 'PSEUDO', 'ELO', 'ID'],
+    // ELO: the rating at the start of the match, to two decimals here (exact in --json).
+    m.participants.map((p) => [p.place, p.equipe, p.pseudo, p.elo === null ? null : Math.round(p.elo * 100) / 100, p.joueur_id]));
   const actions = m.actions.length === 0
     ? (fr ? 'Aucune action jouée.' : 'No action played.')
     : textTable(

@@ -7,6 +7,10 @@ export const Participant = z.object({
   joueur_id: z.uuid(),
   pseudo: z.string(),
   equipe: z.number().int(),
+  elo: z.number().nullable().meta({
+    description: 'The player’s rating at the start of the match: the server’s in a mode with `"elo": "serveur"`, '
+      + 'the `elo_actuel` sent to join otherwise (null only for a match made outside matchmaking).',
+  }),
 });
 
 const waitingFields = {

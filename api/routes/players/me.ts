@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { passApi } from '../../db/pool.js';
-import { Joueur } from '../schemas.js';
+import { Joueur, Ratings } from '../schemas.js';
 
 export default defineRoute({
   method: 'get',
@@ -11,6 +11,8 @@ export default defineRoute({
   tag: 'Players',
   summary: 'The logged-in player (restores a session)',
   auth: 'player',
-  response: z.object({ data: z.object({ joueur: Joueur }) }),
+  description: '`elo`: the player’s server-side ratings, one entry per game mode with `"elo": "serveur"` '
+    + '(the mode’s `elo_depart` and 0 `parties` before a first rated match); `{}` when the game has no such mode.',
+  response: z.object({ data: z.object({ joueur: Joueur, elo: Ratings }) }),
   handler: ({ ctx, deps }) => passApi(deps.pool, 'players_me', ctx),
 });

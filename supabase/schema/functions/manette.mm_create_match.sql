@@ -20,9 +20,9 @@ grant execute on function manette.mm_create_match(manette.modes,timestamp with t
 grant execute on function manette.mm_create_match(manette.modes,timestamp with time zone,uuid[],uuid[],double precision[]) to manette_engine;
 
 -- manette.mm_create_match(target manette.modes, instant timestamp with time zone, entry_ids uuid[], player_ids uuid[], elos double precision[], teams integer[])
--- Current definition from supabase/migrations/20261126000200_one_broadcast_helper.sql
--- Earlier versions in: 20261124000300_matchmaker_split.sql
--- Calls: manette.broadcast, manette.initial_board, manette.room_code
+-- Current definition from supabase/migrations/20261127000600_server_rating.sql
+-- Earlier versions in: 20261124000300_matchmaker_split.sql, 20261126000200_one_broadcast_helper.sql
+-- Calls: manette.broadcast, manette.initial_board, manette.rating_of, manette.room_code
 CREATE OR REPLACE FUNCTION manette.mm_create_match(target manette.modes, instant timestamp with time zone, entry_ids uuid[], player_ids uuid[], elos double precision[], teams integer[])
  RETURNS uuid
  LANGUAGE plpgsql
@@ -38,13 +38,16 @@ begin
   if cardinality(teams) is distinct from cardinality(player_ids) then
     raise exception 'mm_create_match: % teams for % players', cardinality(teams), cardinality(player_ids);
   end if;
+  if target.elo_source = 'serveur' then
+    elos := array(select manette.rating_of(target, u.p) from unnest(player_ids) with ordinality u(p, k) order by u.k);
+  end if;
   -- Seats: team 1 first, then 2, ...; inside a team, join order.
-  select jsonb_agg(jsonb_build_object('joueur_id', r.player_id, 'pseudo', p.pseudo, 'equipe', r.team)
+  select jsonb_agg(jsonb_build_object('joueur_id', r.player_id, 'pseudo', p.pseudo, 'equipe', r.team, 'elo', r.elo)
                    order by r.team, r.k),
          array_agg(r.player_id order by r.team, r.k),
          array_agg(r.team order by r.team, r.k)
   into participants, seated, seated_teams
-  from unnest(player_ids, teams) with ordinality r(player_id, team, k)
+  from unnest(player_ids, teams, elos) with ordinality r(player_id, team, elo, k)
   -- One index lookup per player (a join let the planner scan every player of the table).
   cross join lateral (select pl.pseudo from manette.players pl where pl.id = r.player_id) p;
 

@@ -15,6 +15,9 @@ create table manette.modes (
   created_at timestamp with time zone default now() not null,
   updated_at timestamp with time zone default now() not null,
   victory_leaderboard_id uuid,
+  elo_source text default 'client'::text not null,
+  elo_k double precision default 32 not null,
+  elo_start double precision default 1500 not null,
   spectators boolean default false not null,
   constraint modes_pkey PRIMARY KEY (id),
   constraint modes_game_code_key UNIQUE (game_id, code),
@@ -24,7 +27,10 @@ create table manette.modes (
   constraint modes_check CHECK ((teams * players_per_team) <= 128),
   constraint modes_code_check CHECK (code ~ '^[A-Za-z0-9_.-]{1,64}$'::text),
   constraint modes_elo_initial_gap_check CHECK (elo_initial_gap >= 0::double precision AND elo_initial_gap < 'Infinity'::double precision),
+  constraint modes_elo_k_check CHECK (elo_k >= 1::double precision AND elo_k <= 100::double precision),
   constraint modes_elo_max_gap_check CHECK (elo_max_gap >= 0::double precision AND elo_max_gap < 'Infinity'::double precision),
+  constraint modes_elo_source_check CHECK (elo_source = ANY (ARRAY['client'::text, 'serveur'::text])),
+  constraint modes_elo_start_check CHECK (elo_start >= 0::double precision AND elo_start <= 10000::double precision),
   constraint modes_elo_widening_per_s_check CHECK (elo_widening_per_s >= 0::double precision AND elo_widening_per_s < 'Infinity'::double precision),
   constraint modes_inactivity_timeout_s_check CHECK (inactivity_timeout_s >= 1 AND inactivity_timeout_s <= 86400),
   constraint modes_players_per_team_check CHECK (players_per_team >= 1 AND players_per_team <= 64),
@@ -43,6 +49,9 @@ grant select (game_id) on table manette.modes to manette_realtime;
 grant select (code) on table manette.modes to manette_realtime;
 grant select (spectators) on table manette.modes to manette_realtime;
 
+comment on column manette.modes.elo_source is 'elo of the game file: client (matchmaking uses elo_actuel) or serveur (manette.ratings, updated when a match ends)';
+comment on column manette.modes.elo_k is 'elo_k of the game file: the K factor of a serveur mode';
+comment on column manette.modes.elo_start is 'elo_depart of the game file: the rating of a player before any rated match';
 comment on column manette.modes.spectators is 'spectateurs of the game file: any player of the game may read this mode''s matches and join their rooms read-only';
 
 -- Policies

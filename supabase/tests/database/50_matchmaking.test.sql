@@ -260,10 +260,10 @@ select is((select m - '{id,code_salon,cree_le,maj_le,etat_plateau}'::text[]
            from manette.match_json(manette.mm_live_match(mmtest.pid('r01'))) m),
   jsonb_build_object('mode_jeu', '1v1', 'statut', 'en_cours', 'tour_joueur', mmtest.pid('r01'), 'numero_tour', 1,
     'participants', jsonb_build_array(
-      jsonb_build_object('joueur_id', mmtest.pid('r01'), 'pseudo', 'r01', 'equipe', 1),
-      jsonb_build_object('joueur_id', mmtest.pid('r02'), 'pseudo', 'r02', 'equipe', 2)),
+      jsonb_build_object('joueur_id', mmtest.pid('r01'), 'pseudo', 'r01', 'equipe', 1, 'elo', 1500),
+      jsonb_build_object('joueur_id', mmtest.pid('r02'), 'pseudo', 'r02', 'equipe', 2, 'elo', 1500)),
     'gagnant_id', null, 'gagnant_equipe', null, 'termine_le', null),
-  'a new match: en_cours, turn 1, the first player of team 1 to play');
+  'a new match: en_cours, turn 1, the first player of team 1 to play (participants with the elo they joined with)');
 select ok((select bool_and(room_code ~ '^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{6}$') from manette.matches),
   'room codes: 6 characters of the alphabet');
 select is((select count(*) from (select game_id, room_code from manette.matches where status = 'en_cours'

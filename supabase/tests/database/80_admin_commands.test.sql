@@ -228,9 +228,9 @@ select is(manette_admin.match_show('adm-a', current_setting('test.m1')) - 'cree_
   jsonb_build_object('id', current_setting('test.m1'), 'mode_jeu', '1v1', 'regles', 'morpion', 'statut', 'en_cours',
     'tour_joueur', current_setting('test.alice'), 'numero_tour', 3, 'gagnant_id', null, 'gagnant_equipe', null, 'termine_le', null,
     'participants', jsonb_build_array(
-      jsonb_build_object('joueur_id', current_setting('test.alice'), 'pseudo', 'Alice', 'equipe', 1, 'place', 1),
-      jsonb_build_object('joueur_id', current_setting('test.bob'), 'pseudo', 'Bob', 'equipe', 2, 'place', 2))),
-  'a match by id: the partie, its rule set and its participants with their seats');
+      jsonb_build_object('joueur_id', current_setting('test.alice'), 'pseudo', 'Alice', 'equipe', 1, 'place', 1, 'elo', 1000),
+      jsonb_build_object('joueur_id', current_setting('test.bob'), 'pseudo', 'Bob', 'equipe', 2, 'place', 2, 'elo', 1000))),
+  'a match by id: the partie, its rule set and its participants with their seats and start ratings');
 select is(array(select a - 'joue_le' from jsonb_array_elements(manette_admin.match_show('adm-a', current_setting('test.m1'))->'actions') a),
   array[jsonb_build_object('seq', 1, 'joueur_id', current_setting('test.alice'), 'pseudo', 'Alice', 'action', 'jouer',
                            'donnees', '{"case": 4}'::jsonb, 'numero_tour', 1),
