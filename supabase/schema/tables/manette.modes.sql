@@ -15,6 +15,8 @@ create table manette.modes (
   created_at timestamp with time zone default now() not null,
   updated_at timestamp with time zone default now() not null,
   victory_leaderboard_id uuid,
+  turn_timeout_s integer,
+  on_timeout text default 'abandon'::text not null,
   constraint modes_pkey PRIMARY KEY (id),
   constraint modes_game_code_key UNIQUE (game_id, code),
   constraint modes_game_id_id_key UNIQUE (game_id, id),
@@ -26,9 +28,11 @@ create table manette.modes (
   constraint modes_elo_max_gap_check CHECK (elo_max_gap >= 0::double precision AND elo_max_gap < 'Infinity'::double precision),
   constraint modes_elo_widening_per_s_check CHECK (elo_widening_per_s >= 0::double precision AND elo_widening_per_s < 'Infinity'::double precision),
   constraint modes_inactivity_timeout_s_check CHECK (inactivity_timeout_s >= 1 AND inactivity_timeout_s <= 86400),
+  constraint modes_on_timeout_check CHECK (on_timeout = ANY (ARRAY['abandon'::text, 'passe'::text])),
   constraint modes_players_per_team_check CHECK (players_per_team >= 1 AND players_per_team <= 64),
   constraint modes_rules_check CHECK (rules ~ '^[a-z_][a-z0-9_]{0,62}(\.[a-z_][a-z0-9_]{0,62})?$'::text),
-  constraint modes_teams_check CHECK (teams >= 1 AND teams <= 16)
+  constraint modes_teams_check CHECK (teams >= 1 AND teams <= 16),
+  constraint modes_turn_timeout_s_check CHECK (turn_timeout_s >= 1 AND turn_timeout_s <= 86400)
 );
 
 alter table manette.modes owner to postgres;
@@ -38,6 +42,9 @@ alter table manette.modes force row level security;
 revoke all on table manette.modes from public;
 grant delete, insert, select, update on table manette.modes to manette_admin;
 grant select on table manette.modes to manette_engine;
+
+comment on column manette.modes.turn_timeout_s is 'delai_tour_s of the game file: seconds a player has for a turn (null: no timer)';
+comment on column manette.modes.on_timeout is 'sur_delai of the game file: what an expired turn does (abandon: the team on turn loses; passe: the next seat plays)';
 
 -- Policies
 create policy "Modes are visible to requests of their game" on manette.modes
