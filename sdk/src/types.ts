@@ -35,6 +35,8 @@ export interface Partie {
   id: string; mode_jeu: string; statut: 'en_cours' | 'terminee'; tour_joueur: string | null; numero_tour: number;
   etat_plateau: Record<string, unknown>; participants: Participant[]; gagnant_id: string | null;
   gagnant_equipe: number | null; code_salon: string; cree_le: string; maj_le: string; termine_le: string | null;
+  /** When the turn of `tour_joueur` expires (`maj_le` + the mode's `delai_tour_s`); null without a timer or once over. */
+  tour_expire_le: string | null;
 }
 /** One accepted action of GET /match/history: `numero` 1, 2, 3, ... in the order the server accepted them. */
 export interface HistoryAction {
@@ -48,7 +50,8 @@ export interface MatchHistory {
   actions: HistoryAction[];
   suivant: number | null;
 }
-export interface MatchActionEvent { joueur_id: string; action: string; donnees: Record<string, unknown>; numero_tour: number }
+/** `joueur_id` null: an action of the server's own (`delai_depasse`: a turn expired). */
+export interface MatchActionEvent { joueur_id: string | null; action: string; donnees: Record<string, unknown>; numero_tour: number }
 
 export interface RealtimeConfig {
   url: string; key: string; channel_prefix: string; private: boolean; token: string | null; token_expire_le: string | null;
