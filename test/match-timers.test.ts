@@ -14,6 +14,7 @@ import WebSocket from 'ws';
 import { RealtimeClient, type RealtimeChannel, type RealtimeClientOptions } from '@supabase/realtime-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyGameFile } from '../api/config/apply.js';
+import { parseGameConfig } from '../api/config/game-config.js';
 import { client, freshDatabase, query, twinAdminUrlOf } from './support/harness.js';
 import { freePort } from './support/net.js';
 
@@ -128,6 +129,22 @@ const stateOf = async (p: Player, id: string, base?: string) => {
   expect(r.status).toBe(200);
   return r.body.partie;
 };
+
+describe('the game file', () => {
+  const mode = { equipes: 2, joueurs_par_equipe: 1, regles: 'libre' };
+  const parse = (m: Record<string, unknown>, lang: 'fr' | 'en' = 'fr') => parseGameConfig({ jeu: 'x', nom: 'X', modes: { m: { ...mode, ...m } } }, lang);
+  it('takes delai_tour_s (1 to 86400) and sur_delai (abandon or passe), and refuses sur_delai without delai_tour_s, naming the field', () => {
+    expect(parse({ delai_tour_s: 30, sur_delai: 'passe' })).toMatchObject({ ok: true, config: { modes: { m: { delai_tour_s: 30, sur_delai: 'passe' } } } });
+    expect(parse({ delai_tour_s: 86400 }).ok).toBe(true);
+    expect(parse({ sur_delai: 'passe' })).toEqual({ ok: false,
+      error: 'fichier de jeu invalide :\n  modes.m.sur_delai: sur_delai demande delai_tour_s (sans délai, aucun tour n’expire)' });
+    expect(parse({ sur_delai: 'abandon' }, 'en')).toEqual({ ok: false,
+      error: 'invalid game file:\n  modes.m.sur_delai: sur_delai needs delai_tour_s (without a delay, no turn expires)' });
+    for (const bad of [{ delai_tour_s: 0 }, { delai_tour_s: 86401 }, { delai_tour_s: 1.5 }, { delai_tour_s: 5, sur_delai: 'attendre' }]) {
+      expect(parse(bad).ok, JSON.stringify(bad)).toBe(false);
+    }
+  });
+});
 
 describe('turn timers across two API processes', () => {
   it('a player stops playing: the match ends by timeout, and the other player receives action then etat', async () => {
