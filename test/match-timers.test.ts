@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import WebSocket from 'ws';
 import { RealtimeClient, type RealtimeChannel, type RealtimeClientOptions } from '@supabase/realtime-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,8 +116,8 @@ async function player(base: string): Promise<Player> {
   return { id: r.data.joueur.id, token: r.token, api };
 }
 /** Two players matched in `mode`, in seat order (the first seat is on turn). */
-async function match(mode: string): Promise<{ id: string; seats: Player[] }> {
-  const ps = [await player(bases[0]!), await player(bases[1]!)];
+async function match(mode: string, on = [bases[0]!, bases[1]!]): Promise<{ id: string; seats: Player[] }> {
+  const ps = [await player(on[0]!), await player(on[1]!)];
   let last: any;
   for (const p of ps) last = (await p.api.post('/matchmaking/join', { mode_jeu: mode, elo_actuel: 1000 }, { token: p.token })).body;
   expect(last.status).toBe('matched');
@@ -242,4 +243,44 @@ describe('turn timers across two API processes', () => {
       expect(s.numero_tour).toBeGreaterThanOrEqual(mine.length + 1);
     }
   }, 120_000);
+
+  it('one sweep at a time: while a runner holds the sweep\'s lock, another returns 0 at once and applies nothing', async () => {
+    const holder = new pg.Client({ connectionString: databaseUrl });
+    const other = new pg.Client({ connectionString: databaseUrl });
+    await holder.connect();
+    await other.connect();
+    try {
+      // A sweep under way elsewhere: its transaction holds the lock (as postgres, as pg_cron runs it).
+      await holder.query('begin');
+      await holder.query(`select pg_advisory_xact_lock(hashtextextended('manette.sweep_expired_turns', 0))`);
+      // (The match is made once the lock is held, so no process's sweep can reach it before.)
+      const { id } = await match('abandon');
+      // The match's turn is due (its last change moved 5 s back); nobody reads it.
+      await other.query(`update manette.matches set updated_at = clock_timestamp() - interval '5 s' where id = $1`, [id]);
+      expect((await other.query('select manette.sweep_expired_turns() as n')).rows[0].n).toBe(0);
+      expect((await other.query('select status from manette.matches where id = $1', [id])).rows[0].status).toBe('en_cours');
+      await holder.query('commit');
+      // Released: the next sweep (this one, or a process's) applies it, once.
+      await other.query('select manette.sweep_expired_turns()');
+      await waitFor(async () => (await other.query('select status from manette.matches where id = $1', [id])).rows[0].status === 'terminee', 'the sweep after the lock');
+      expect((await other.query('select count(*)::int as n from manette.match_actions where match_id = $1', [id])).rows[0].n).toBe(1);
+    } finally {
+      await holder.end();
+      await other.end();
+    }
+  }, 60_000);
+
+  it('a process stopped by SIGTERM stops its sweep first and exits cleanly', async () => {
+    const proc = procs[1]!;
+    const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+    process.kill(-proc.pid!, 'SIGTERM');
+    expect(await exited).toBe(0);
+    expect(logs[1]).not.toMatch(/sweep of expired turns failed/);
+    // The other process still sweeps alone: a new match still ends by timeout.
+    const { id, seats: [away, waiting] } = await match('abandon', [bases[0]!, bases[0]!]);
+    await waitFor(async () => (await query<{ status: string }>(databaseUrl, 'select status from manette.matches where id = $1', [id]))[0]!.status === 'terminee',
+      'the match ended by the remaining process\'s sweep');
+    expect((await stateOf(waiting!, id)).gagnant_id).toBe(waiting!.id);
+    expect(away).toBeDefined();
+  }, 60_000);
 });
