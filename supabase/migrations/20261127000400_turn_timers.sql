@@ -4,6 +4,7 @@
 --   GET /match/state    → api.match_state   (applies an expired turn first; reads through match_readable)
 --   GET /match/history  → api.match_history (applies an expired turn first)
 --   POST /match/action  → api.match_action → manette.match_play (applies an expired turn first)
+--   GET /matchmaking/status → api.matchmaking_status (applies the caller's live match's expired turn first)
 --   every second        → api.sweep_expired_turns (the Node server) or manette.sweep_expired_turns (pg_cron)
 --
 -- A mode may set `delai_tour_s` (1 to 86400 s) and `sur_delai` ("abandon", the default, or
@@ -305,6 +306,26 @@ declare
 begin
   found := manette.match_expire_due(found);
   return jsonb_build_object('partie', manette.match_json(found.id));
+end
+$$;
+
+-- == GET /matchmaking/status =======================================================
+-- As 20261122000700, with the caller's live match's expired turn applied first: a player
+-- who lost by timeout is told so (and free to join) even where no sweep runs.
+create or replace function api.matchmaking_status(ctx jsonb)
+returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  caller manette.caller := manette.authenticate(ctx, 'required');
+  live   manette.matches;
+begin
+  select m.* into live from manette.matches m
+  where m.id = (select mp.match_id from manette.match_players mp where mp.player_id = caller.player_id and mp.live);
+  perform manette.match_expire_due(live);
+  return manette.mm_status(caller.player_id, now());
 end
 $$;
 

@@ -11,7 +11,7 @@ create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
 grant usage on schema extensions to manette_api, manette_engine;
 
-select plan(41);
+select plan(44);
 
 -- == Apply =======================================================================
 create function pg_temp.config(modes jsonb) returns jsonb language sql as $$
@@ -47,7 +47,7 @@ set local role manette_api;
 select api.players_register('{"key": "sk_live_TTAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}',
   jsonb_build_object('pseudo', 'tt_' || w, 'email', w || '@a.test', 'password_hash', 'scrypt$1',
                      'token', 'pt_tt' || w || repeat('a', 45)))
-from unnest(array['x', 'o', 'z', 'a', 'b', 'c', 'd', 'e', 'f', 'g']) w;
+from unnest(array['x', 'o', 'z', 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i']) w;
 reset role;
 
 create schema tt;
@@ -223,6 +223,18 @@ select is((select jsonb_build_array(status, winner_player_id) from manette.match
   jsonb_build_array('terminee', tt.pid('o')), 'and the expiry that ended it is kept');
 select is(tt.delays(current_setting('test.ab2'))->0->'donnees', jsonb_build_object('joueur_id', tt.pid('x'), 'sur_delai', 'abandon'),
   'with the delay of the match (60 s, copied when it was created)');
+
+-- == GET /matchmaking/status ========================================================
+set local role manette_api;
+select tt.join('h', 'ab');
+select set_config('test.ab4', tt.join('i', 'ab')->>'partie_id', true);
+select is(api.matchmaking_status(tt.ctx('h'))->>'status', 'matched', 'matchmaking status: in the match');
+reset role;
+select tt.age(current_setting('test.ab4'), 61);
+set local role manette_api;
+select is(api.matchmaking_status(tt.ctx('h'))->>'status', 'idle', 'once the turn expired, the status applies it: the player is free');
+reset role;
+select is((select status from manette.matches where id = current_setting('test.ab4')::uuid), 'terminee', 'the match lost by timeout');
 
 -- == The sweep ==========================================================================
 set local role manette_api;
