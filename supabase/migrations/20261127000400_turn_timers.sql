@@ -388,8 +388,8 @@ end
 $$;
 
 -- == One action ===============================================================
--- The body of 20261127000100 (the state-size check kept), with 'elo' in the participants
--- and the expired turns applied before the action is judged.
+-- The body of 20261127000100 (the state-size check kept), with 'elo' in the participants,
+-- the expired turns applied before the action is judged, and the server's action names reserved.
 create or replace function manette.match_play(match_id uuid, player uuid, played_action text, played_data jsonb,
                                               expected_turn integer default null)
 returns jsonb
@@ -445,7 +445,10 @@ begin
   if expected_turn is not null and expected_turn <> m.turn_number then
     perform manette.refuse('tour_perime');
   end if;
-  if played_action is null or played_action = 'initialiser' then
+  -- Reserved: `initialiser` (the rule set's), and the names of the server's own actions
+  -- (delai_depasse here; fin_admin and annulation_admin of the admin commands), so that a
+  -- history row with one of them is always the server's.
+  if played_action is null or played_action in ('initialiser', 'delai_depasse', 'fin_admin', 'annulation_admin') then
     perform manette.refuse('action_inconnue');
   end if;
   played_data := coalesce(played_data, '{}'::jsonb);

@@ -58,7 +58,10 @@ begin
   if expected_turn is not null and expected_turn <> m.turn_number then
     perform manette.refuse('tour_perime');
   end if;
-  if played_action is null or played_action = 'initialiser' then
+  -- Reserved: `initialiser` (the rule set's), and the names of the server's own actions
+  -- (delai_depasse here; fin_admin and annulation_admin of the admin commands), so that a
+  -- history row with one of them is always the server's.
+  if played_action is null or played_action in ('initialiser', 'delai_depasse', 'fin_admin', 'annulation_admin') then
     perform manette.refuse('action_inconnue');
   end if;
   played_data := coalesce(played_data, '{}'::jsonb);

@@ -11,7 +11,7 @@ create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
 grant usage on schema extensions to manette_api, manette_engine;
 
-select plan(44);
+select plan(46);
 
 -- == Apply =======================================================================
 create function pg_temp.config(modes jsonb) returns jsonb language sql as $$
@@ -223,6 +223,23 @@ select is((select jsonb_build_array(status, winner_player_id) from manette.match
   jsonb_build_array('terminee', tt.pid('o')), 'and the expiry that ended it is kept');
 select is(tt.delays(current_setting('test.ab2'))->0->'donnees', jsonb_build_object('joueur_id', tt.pid('x'), 'sur_delai', 'abandon'),
   'with the delay of the match (60 s, copied when it was created)');
+
+-- == The server's action names are reserved =============================================
+create function tt.refusal(m text, who text, action text) returns text language plpgsql as $$
+declare detail text;
+begin
+  perform manette.match_play(m::uuid, tt.pid(who)::uuid, action, '{}'::jsonb);
+  return 'accepted';
+exception when sqlstate 'MN409' then
+  get stacked diagnostics detail = pg_exception_detail;
+  return detail::jsonb->>'reason';
+end
+$$;
+select is(array[tt.refusal(current_setting('test.pa'), 'e', 'delai_depasse'), tt.refusal(current_setting('test.pa'), 'e', 'fin_admin'),
+                tt.refusal(current_setting('test.pa'), 'e', 'annulation_admin')],
+  array['action_inconnue', 'action_inconnue', 'action_inconnue'], 'a player cannot send the server''s actions (action_inconnue)');
+select is((select jsonb_build_array(count(*) filter (where a.action = 'delai_depasse' and a.player_id is not null)) from manette.match_actions a),
+  '[0]'::jsonb, 'so every delai_depasse row is the server''s');
 
 -- == GET /matchmaking/status ========================================================
 set local role manette_api;
