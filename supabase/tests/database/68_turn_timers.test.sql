@@ -11,7 +11,7 @@ create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
 grant usage on schema extensions to manette_api, manette_engine;
 
-select plan(46);
+select plan(47);
 
 -- == Apply =======================================================================
 create function pg_temp.config(modes jsonb) returns jsonb language sql as $$
@@ -264,6 +264,9 @@ select tt.age(current_setting('test.pa'), 5.5);
 -- As pg_cron runs it: postgres.
 select is(manette.sweep_expired_turns(), 2, 'the sweep (as postgres, as pg_cron runs it) applies the two matches due');
 select is((select status from manette.matches where id = current_setting('test.ab3')::uuid), 'terminee', 'the abandon match ended by the sweep');
+select is((select e.value from manette.leaderboard_entries e join manette.leaderboards l on l.id = e.leaderboard_id
+           where l.game_id = current_setting('test.game')::uuid and e.player_id = tt.pid('g')::uuid), 1::double precision,
+  'its winner credited, from the sweep''s role too');
 select is(jsonb_array_length(tt.delays(current_setting('test.pa'))), 6, 'the passe match got its one expiry');
 select is(manette.sweep_expired_turns(), 0, 'a second sweep finds nothing');
 select is((select count(*)::integer from manette.match_actions where match_id = current_setting('test.ab3')::uuid), 1, 'applied once');
