@@ -150,10 +150,12 @@ $$;
 
 -- == Applying expired turns ======================================================
 -- The match `m`, whose row the caller has locked (FOR UPDATE), with every turn that expired
--- by now applied, in order, each as its own delai_depasse at its own instant. At most 100
--- in one call (a `passe` chain after a long outage): the rest is applied by the next read
--- or sweep, so no call runs long. `participants` as partie_json takes them (null: read here).
-create function manette.match_expire_turns(m manette.matches, participants jsonb default null)
+-- by now applied, in order, each as its own delai_depasse at its own instant. At most
+-- `max_expiries` (100) in one call (a `passe` chain after a long outage): the rest is
+-- applied by the next read or sweep, so no call runs long. `participants` as partie_json
+-- takes them (null: read here).
+create function manette.match_expire_turns(m manette.matches, participants jsonb default null,
+                                           max_expiries integer default 100)
 returns manette.matches
 language plpgsql
 set search_path = ''
@@ -172,7 +174,7 @@ begin
     return m;
   end if;
   loop
-    exit when m.status <> 'en_cours' or m.turn_player_id is null or applied >= 100;
+    exit when m.status <> 'en_cours' or m.turn_player_id is null or applied >= greatest(coalesce(max_expiries, 100), 1);
     due := m.updated_at + pg_catalog.make_interval(secs => m.turn_timeout_s);
     exit when due > noticed;
     if participants is null then
@@ -218,7 +220,7 @@ begin
   return m;
 end
 $$;
-revoke all on function manette.match_expire_turns(manette.matches, jsonb) from public;
+revoke all on function manette.match_expire_turns(manette.matches, jsonb, integer) from public;
 
 -- For reads: `m` as read without a lock. Nothing due: `m` itself, no lock taken. Else the
 -- row is locked, and what is due then (another request may have applied it meanwhile) applied.
@@ -238,8 +240,10 @@ $$;
 revoke all on function manette.match_expire_due(manette.matches) from public;
 
 -- == The sweep =================================================================
--- Applies the expired turns of every game's live matches, up to `max_matches` matches per
--- call (oldest expiry first); returns how many matches it applied something to. One runner
+-- Applies the expired turns of every game's live matches, up to `max_matches` matches and
+-- 500 expiries per call (oldest expiry first: a call stays far below the API's 5 s limit
+-- even after a long outage, and the next one goes on); returns how many matches it
+-- applied something to. One runner
 -- at a time: a call while another runs returns 0 at once. A match locked by a request (an
 -- action, a read applying the same expiry) is skipped: that request applies it.
 -- SECURITY DEFINER owned by manette_admin, whose policies see every game's matches (the
@@ -257,7 +261,9 @@ declare
   noticed  timestamptz := clock_timestamp();
   context  text := pg_catalog.current_setting('manette.game_id', true);
   found    manette.matches;
+  after    manette.matches;
   applied  integer := 0;
+  budget   integer := 500;
 begin
   if not pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtextextended('manette.sweep_expired_turns', 0)) then
     return 0;
@@ -269,8 +275,10 @@ begin
     limit greatest(coalesce(max_matches, 100), 1)
     for update skip locked
   loop
+    exit when budget <= 0;
     perform pg_catalog.set_config('manette.game_id', found.game_id::text, true);
-    perform manette.match_expire_turns(found, null);
+    after := manette.match_expire_turns(found, null, least(budget, 100));
+    budget := budget - (coalesce(after.last_action_seq, 0) - coalesce(found.last_action_seq, 0));
     applied := applied + 1;
   end loop;
   perform pg_catalog.set_config('manette.game_id', coalesce(context, ''), true);

@@ -13,7 +13,9 @@ declare
   noticed  timestamptz := clock_timestamp();
   context  text := pg_catalog.current_setting('manette.game_id', true);
   found    manette.matches;
+  after    manette.matches;
   applied  integer := 0;
+  budget   integer := 500;
 begin
   if not pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtextextended('manette.sweep_expired_turns', 0)) then
     return 0;
@@ -25,8 +27,10 @@ begin
     limit greatest(coalesce(max_matches, 100), 1)
     for update skip locked
   loop
+    exit when budget <= 0;
     perform pg_catalog.set_config('manette.game_id', found.game_id::text, true);
-    perform manette.match_expire_turns(found, null);
+    after := manette.match_expire_turns(found, null, least(budget, 100));
+    budget := budget - (coalesce(after.last_action_seq, 0) - coalesce(found.last_action_seq, 0));
     applied := applied + 1;
   end loop;
   perform pg_catalog.set_config('manette.game_id', coalesce(context, ''), true);

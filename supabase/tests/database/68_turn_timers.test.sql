@@ -11,7 +11,7 @@ create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
 grant usage on schema extensions to manette_api, manette_engine;
 
-select plan(47);
+select plan(50);
 
 -- == Apply =======================================================================
 create function pg_temp.config(modes jsonb) returns jsonb language sql as $$
@@ -276,6 +276,22 @@ set local role manette_api;
 select is(api.sweep_expired_turns(), 1, 'the Node server''s entry, as manette_api');
 reset role;
 select is(jsonb_array_length(tt.delays(current_setting('test.pa'))), 7, 'applied');
+
+-- == A long chain is applied 100 at a time ================================================
+set local role manette_api;
+select tt.join('h', 'pa');
+select tt.join('i', 'pa');
+select set_config('test.pa2', tt.join('z', 'pa')->>'partie_id', true);
+reset role;
+select tt.age(current_setting('test.pa2'), 601);   -- 120 expiries of 5 s
+set local role manette_api;
+select tt.state('h', current_setting('test.pa2'));
+reset role;
+select is(jsonb_array_length(tt.delays(current_setting('test.pa2'))), 100, 'a read applies at most 100 expiries at once (no call runs long)');
+set local role manette_api;
+select is(tt.state('h', current_setting('test.pa2'))->'numero_tour', '121'::jsonb, 'the next read applies the rest, in order');
+reset role;
+select is(jsonb_array_length(tt.delays(current_setting('test.pa2'))), 120, 'each expired turn once');
 
 -- == Rights and structure ====================================================================
 select ok(not has_function_privilege('manette_api', 'manette.sweep_expired_turns(integer)', 'execute')
