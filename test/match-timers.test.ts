@@ -25,6 +25,8 @@ const GAME = {
   modes: {
     abandon: { equipes: 2, joueurs_par_equipe: 1, regles: 'tour_par_tour', delai_tour_s: 1, classement_victoires: 'victoires', elo_ecart_initial: 10000 },
     passe: { equipes: 2, joueurs_par_equipe: 1, regles: 'tour_par_tour', delai_tour_s: 1, sur_delai: 'passe', elo_ecart_initial: 10000 },
+    // A delay no request of a test comes near: only the expiry the test makes (by moving maj_le back) is due.
+    passe_lent: { equipes: 2, joueurs_par_equipe: 1, regles: 'tour_par_tour', delai_tour_s: 60, sur_delai: 'passe', elo_ecart_initial: 10000 },
   },
 };
 
@@ -80,7 +82,9 @@ beforeAll(async () => {
   const file = path.join(dir, 'game.json');
   await writeFile(file, JSON.stringify(GAME));
   apiKey = (await applyGameFile(databaseUrl, file)).api_key;
-  bases.push(...await Promise.all([startProcess(0), startProcess(1)]));
+  // One after the other: each start sets up its local Realtime's publication on the database.
+  bases.push(await startProcess(0));
+  bases.push(await startProcess(1));
 }, 180_000);
 
 const realtimeClients: RealtimeClient[] = [];
@@ -267,6 +271,31 @@ describe('turn timers across two API processes', () => {
     } finally {
       await holder.end();
       await other.end();
+    }
+  }, 60_000);
+
+  it('a late player\'s action applies the expired turn first: 409 with its reason, and the expiry stays', async () => {
+    const holder = new pg.Client({ connectionString: databaseUrl });
+    await holder.connect();
+    try {
+      // No sweep meanwhile (its lock is held), so the action itself meets the expiry (one:
+      // the next one is 60 s later).
+      await holder.query('begin');
+      await holder.query(`select pg_advisory_xact_lock(hashtextextended('manette.sweep_expired_turns', 0))`);
+      const { id, seats: [late, next] } = await match('passe_lent');
+      await query(databaseUrl, `update manette.matches set updated_at = clock_timestamp() - interval '61 s' where id = $1`, [id]);
+      const r = await late!.api.post('/match/action', { partie_id: id, action: 'coup', donnees: {} }, { token: late!.token });
+      expect(r.status).toBe(409);
+      expect(r.body).toMatchObject({ ok: false, error: 'action_refusee', reason: 'pas_ton_tour' });
+      const history = (await next!.api.get(`/match/history?partie_id=${id}`, { token: next!.token })).body;
+      expect(history.actions.map((a: any) => [a.joueur_id, a.action, a.donnees.joueur_id])).toEqual([[null, 'delai_depasse', late!.id]]);
+      // The player now on turn plays, in time.
+      const ok = await next!.api.post('/match/action', { partie_id: id, action: 'coup', donnees: {} }, { token: next!.token });
+      expect(ok.status).toBe(200);
+      expect(ok.body.partie).toMatchObject({ numero_tour: 3, tour_joueur: late!.id });
+      await holder.query('commit');
+    } finally {
+      await holder.end();
     }
   }, 60_000);
 
