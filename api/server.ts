@@ -20,6 +20,7 @@ import { createApiServer, DEFAULT_LIMITS, listen } from './http/node-server.js';
 import type { Deps } from './http/route.js';
 import type { Lang } from './http/messages.js';
 import { startWorkers, workerHashParallelism, workerPoolSize } from './workers.js';
+import { startTurnSweeper } from './turn-sweeper.js';
 
 export const DEMO_GAME_FILE = fileURLToPath(new URL('../examples/demo/game.json', import.meta.url));
 
@@ -104,6 +105,10 @@ export async function startService(
     // The identity requests will really have (role, no RLS bypass, time limit), checked
     // through their own path: otherwise nothing is served (the message names the fix).
     await verifyApiIdentity(pool);
+    // Expired turns of matches nobody reads, applied every second from this process (with
+    // workers: the primary, on its own pool). Stopped before the pool closes.
+    const sweeper = startTurnSweeper(pool, logger);
+    cleanups.push(() => sweeper.stop());
 
     let realtime: Deps['realtime'];
     let realtimeServiceKey: string | undefined;

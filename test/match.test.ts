@@ -124,7 +124,7 @@ function accepted(r: Reply) {
 }
 const empty9 = () => Array(9).fill(null);
 const PARTIE_KEYS = ['code_salon', 'cree_le', 'etat_plateau', 'gagnant_equipe', 'gagnant_id', 'id', 'maj_le', 'mode_jeu',
-  'numero_tour', 'participants', 'statut', 'termine_le', 'tour_joueur'];
+  'numero_tour', 'participants', 'statut', 'termine_le', 'tour_expire_le', 'tour_joueur'];
 
 describe('morpion', () => {
   it('a whole game: {ok, partie} after each move, turns alternate, three in a row wins, players become idle', async () => {

@@ -70,8 +70,14 @@ const Mode = z.strictObject({
   elo: z.enum(['client', 'serveur']).optional(),
   elo_k: z.number().finite().min(1).max(100).optional(),
   elo_depart: z.number().finite().min(0).max(10000).optional(),
+  // Turn timers (docs/matches.md): seconds a player has for a turn, and what an expired
+  // turn does (`abandon`: the team on turn loses; `passe`: the next seat plays).
+  delai_tour_s: z.number().int().min(1).max(86400).optional(),
+  sur_delai: z.enum(['abandon', 'passe']).optional(),
 }).refine((m) => m.equipes * m.joueurs_par_equipe >= 1 && m.equipes * m.joueurs_par_equipe <= 128,
-  { message: 'une salle compte de 1 à 128 joueurs', path: ['joueurs_par_equipe'] });
+  { message: 'une salle compte de 1 à 128 joueurs', path: ['joueurs_par_equipe'] })
+  .refine((m) => m.sur_delai === undefined || m.delai_tour_s !== undefined,
+    { message: 'sur_delai demande delai_tour_s (sans délai, aucun tour n’expire)', path: ['sur_delai'] });
 
 export const GameConfig = z.strictObject({
   jeu: Slug,
@@ -128,6 +134,7 @@ const OWN_DETAILS_EN: [RegExp, (m: RegExpExecArray) => string][] = [
   [/^valeur_min doit être inférieure ou égale à valeur_max$/, () => 'valeur_min must be less than or equal to valeur_max'],
   [/^fin doit être après debut$/, () => 'fin must be after debut'],
   [/^une salle compte de 1 à 128 joueurs$/, () => 'a room holds 1 to 128 players'],
+  [/^sur_delai demande delai_tour_s \(sans délai, aucun tour n’expire\)$/, () => 'sur_delai needs delai_tour_s (without a delay, no turn expires)'],
   [/^classement inconnu « (.*) » \(il doit être déclaré dans classements\)$/su, (m) => `unknown leaderboard "${m[1]}" (it must be declared in classements)`],
   [/^le classement « (.*) » doit avoir l’opérateur somme \(il a « (.*) »\)$/su, (m) => `leaderboard "${m[1]}" must have the operator somme (it has "${m[2]}")`],
   [/^les bornes du classement « (.*) » doivent admettre 1 \(une victoire\)$/su, (m) => `the bounds of leaderboard "${m[1]}" must allow 1 (one win)`],

@@ -101,11 +101,11 @@ const MAX_ATTEMPTS = 5;
 export async function callApi<T = Record<string, unknown>>(
   pool: ApiPool, fn: string, ctx: RequestContext, body?: unknown,
 ): Promise<T> {
-  const result = await queryApi(pool, fn, ctx, body, false) as T & { error?: string; http_status?: number };
+  const result = await queryApi(pool, fn, ctx, body, false) as T & { error?: string; http_status?: number; reason?: unknown };
   if (result && typeof result === 'object' && typeof result.error === 'string') {
     // Errors that must not roll back (a failed login is recorded) come back as values:
-    // {error, http_status}, like manette.fail's code and status.
-    throw new ApiError(result.http_status ?? 500, result.error);
+    // {error, http_status, reason?}, like manette.fail's code, status and reason.
+    throw valueError({ error: result.error, http_status: result.http_status, reason: result.reason });
   }
   return result;
 }
@@ -123,10 +123,15 @@ export async function passApi(pool: ApiPool, fn: string, ctx: RequestContext, bo
   const text = await queryApi(pool, fn, ctx, body, true) as string;
   // An error returned as a value is an object whose first key (jsonb orders keys by length) is "error".
   if (text.startsWith('{"error": ')) {
-    const result = JSON.parse(text) as { error: string; http_status?: number };
-    throw new ApiError(result.http_status ?? 500, result.error);
+    throw valueError(JSON.parse(text) as { error: string; http_status?: number; reason?: unknown });
   }
   return new ApiJson(text);
+}
+
+/** The ApiError of an error returned as a value (e.g. an action refused after an expired turn was applied and kept). */
+function valueError(result: { error: string; http_status?: number; reason?: unknown }): ApiError {
+  return new ApiError(result.http_status ?? 500, result.error,
+    typeof result.reason === 'string' ? { reason: result.reason } : {});
 }
 
 /** A JSON value as an escaped SQL literal (pg's escapeLiteral: right whatever standard_conforming_strings). */

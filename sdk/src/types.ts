@@ -38,6 +38,8 @@ export interface Partie {
   id: string; mode_jeu: string; statut: 'en_cours' | 'terminee' | 'annulee'; tour_joueur: string | null; numero_tour: number;
   etat_plateau: Record<string, unknown>; participants: Participant[]; gagnant_id: string | null;
   gagnant_equipe: number | null; code_salon: string; cree_le: string; maj_le: string; termine_le: string | null;
+  /** When the turn of `tour_joueur` expires (`maj_le` + the mode's `delai_tour_s`); null without a timer or once over. */
+  tour_expire_le: string | null;
 }
 /** One accepted action of GET /match/history: `numero` 1, 2, 3, ... in the order the server accepted them. */
 export interface HistoryAction {
@@ -51,7 +53,7 @@ export interface MatchHistory {
   actions: HistoryAction[];
   suivant: number | null;
 }
-/** The room's `action` event; `joueur_id` null for an action the server applied (`fin_admin`, `annulation_admin`). */
+/** The room's `action` event; `joueur_id` null for an action of the server (`delai_depasse`: a turn expired; `fin_admin`, `annulation_admin`: an operator ended or cancelled the match). */
 export interface MatchActionEvent { joueur_id: string | null; action: string; donnees: Record<string, unknown>; numero_tour: number }
 
 export interface RealtimeConfig {

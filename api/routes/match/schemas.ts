@@ -20,14 +20,20 @@ export const Partie = z.object({
   cree_le: z.string(),
   maj_le: z.string(),
   termine_le: z.string().nullable(),
+  tour_expire_le: z.string().nullable().meta({
+    description: 'When the turn of `tour_joueur` expires: `maj_le` + the mode’s `delai_tour_s`, while the match is '
+      + '`en_cours` with a player on turn; null in a mode without `delai_tour_s` and once the match is over. At that '
+      + 'instant the server applies `delai_depasse` (the mode’s `sur_delai`: `abandon` or `passe`). Every accepted '
+      + 'action restarts it.',
+  }),
 });
 
 export const PartieResult = z.object({ partie: Partie });
 
 export const HistoryAction = z.object({
   numero: z.number().int().min(1).meta({ description: 'The action’s number in this match: 1, 2, 3, ... without gaps.' }),
-  joueur_id: z.uuid().nullable().meta({ description: 'Who played it (null for an action the server applied, such as `fin_admin` or `annulation_admin`, '
-    + 'or if that player has since been deleted).' }),
+  joueur_id: z.uuid().nullable().meta({ description: 'Who played it; null for an action of the server (`delai_depasse`: a turn expired; `fin_admin`, `annulation_admin`: an operator ended or cancelled the match) '
+    + 'or if that player has since been deleted.' }),
   action: z.string(),
   donnees: z.unknown().meta({ description: 'The `donnees` as sent (`{}` when the request had none).' }),
   numero_tour: z.number().int().min(1).meta({ description: 'The turn it was played in (what the client would send as `numero_tour`).' }),

@@ -17,13 +17,18 @@ create table manette.matches (
   ended_at timestamp with time zone,
   last_action_seq integer default 0,
   initial_board jsonb,
+  turn_timeout_s integer,
+  on_timeout text,
+  turn_expires_at timestamp with time zone,
   constraint matches_pkey PRIMARY KEY (id),
   constraint matches_game_id_id_key UNIQUE (game_id, id),
   constraint matches_game_id_fkey FOREIGN KEY (game_id) REFERENCES manette.games(id) ON DELETE CASCADE,
   constraint matches_last_action_seq_check CHECK (last_action_seq >= 0),
+  constraint matches_on_timeout_check CHECK (on_timeout = ANY (ARRAY['abandon'::text, 'passe'::text])),
   constraint matches_room_code_check CHECK (room_code ~ '^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{6}$'::text),
   constraint matches_status_check CHECK (status = ANY (ARRAY['en_cours'::text, 'terminee'::text, 'annulee'::text])),
-  constraint matches_turn_number_check CHECK (turn_number >= 1)
+  constraint matches_turn_number_check CHECK (turn_number >= 1),
+  constraint matches_turn_timeout_s_check CHECK (turn_timeout_s >= 1 AND turn_timeout_s <= 86400)
 );
 
 alter table manette.matches owner to postgres;
@@ -39,11 +44,15 @@ grant select (mode) on table manette.matches to manette_realtime;
 
 comment on column manette.matches.last_action_seq is 'seq of the last row of manette.match_actions for this match (0: none yet; null: a match from before 20261124000600 that has not been played since)';
 comment on column manette.matches.initial_board is 'etat_plateau when the match was created (set on insert by matches_keep_initial_board); null: a match from before 20261127000200 whose initial board is not known exactly';
+comment on column manette.matches.turn_timeout_s is 'the mode''s delai_tour_s when the match was created (null: no timer)';
+comment on column manette.matches.on_timeout is 'the mode''s sur_delai when the match was created';
+comment on column manette.matches.turn_expires_at is 'tour_expire_le: updated_at + turn_timeout_s while en_cours with a player on turn, else null (kept by matches_turn_timer)';
 
 -- Indexes
 CREATE INDEX matches_live_by_mode_idx ON manette.matches USING btree (game_id, mode, created_at DESC, id DESC) WHERE (status = 'en_cours'::text);
 CREATE UNIQUE INDEX matches_live_room_code_key ON manette.matches USING btree (game_id, room_code) WHERE (status = 'en_cours'::text);
 CREATE INDEX matches_room_code_idx ON manette.matches USING btree (game_id, room_code, created_at DESC);
+CREATE INDEX matches_turn_expiry_idx ON manette.matches USING btree (turn_expires_at) WHERE ((status = 'en_cours'::text) AND (turn_expires_at IS NOT NULL));
 
 -- Policies
 create policy "A realtime token sees its game's matches" on manette.matches
@@ -63,3 +72,4 @@ CREATE TRIGGER matches_credit_victory AFTER UPDATE OF status ON manette.matches 
 CREATE TRIGGER matches_keep_initial_board BEFORE INSERT ON manette.matches FOR EACH ROW EXECUTE FUNCTION manette.match_keep_initial_board();
 CREATE TRIGGER matches_rate AFTER UPDATE OF status ON manette.matches FOR EACH ROW WHEN (old.status = 'en_cours'::text AND new.status = 'terminee'::text) EXECUTE FUNCTION manette.match_rate();
 CREATE TRIGGER matches_sync_live AFTER UPDATE OF status ON manette.matches FOR EACH ROW WHEN (old.status IS DISTINCT FROM new.status) EXECUTE FUNCTION manette.match_players_sync_live();
+CREATE TRIGGER matches_turn_timer BEFORE INSERT OR UPDATE ON manette.matches FOR EACH ROW EXECUTE FUNCTION manette.match_turn_timer();

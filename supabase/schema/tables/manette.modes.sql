@@ -15,6 +15,8 @@ create table manette.modes (
   created_at timestamp with time zone default now() not null,
   updated_at timestamp with time zone default now() not null,
   victory_leaderboard_id uuid,
+  turn_timeout_s integer,
+  on_timeout text default 'abandon'::text not null,
   elo_source text default 'client'::text not null,
   elo_k double precision default 32 not null,
   elo_start double precision default 1500 not null,
@@ -33,9 +35,11 @@ create table manette.modes (
   constraint modes_elo_start_check CHECK (elo_start >= 0::double precision AND elo_start <= 10000::double precision),
   constraint modes_elo_widening_per_s_check CHECK (elo_widening_per_s >= 0::double precision AND elo_widening_per_s < 'Infinity'::double precision),
   constraint modes_inactivity_timeout_s_check CHECK (inactivity_timeout_s >= 1 AND inactivity_timeout_s <= 86400),
+  constraint modes_on_timeout_check CHECK (on_timeout = ANY (ARRAY['abandon'::text, 'passe'::text])),
   constraint modes_players_per_team_check CHECK (players_per_team >= 1 AND players_per_team <= 64),
   constraint modes_rules_check CHECK (rules ~ '^[a-z_][a-z0-9_]{0,62}(\.[a-z_][a-z0-9_]{0,62})?$'::text),
-  constraint modes_teams_check CHECK (teams >= 1 AND teams <= 16)
+  constraint modes_teams_check CHECK (teams >= 1 AND teams <= 16),
+  constraint modes_turn_timeout_s_check CHECK (turn_timeout_s >= 1 AND turn_timeout_s <= 86400)
 );
 
 alter table manette.modes owner to postgres;
@@ -49,6 +53,8 @@ grant select (game_id) on table manette.modes to manette_realtime;
 grant select (code) on table manette.modes to manette_realtime;
 grant select (spectators) on table manette.modes to manette_realtime;
 
+comment on column manette.modes.turn_timeout_s is 'delai_tour_s of the game file: seconds a player has for a turn (null: no timer)';
+comment on column manette.modes.on_timeout is 'sur_delai of the game file: what an expired turn does (abandon: the team on turn loses; passe: the next seat plays)';
 comment on column manette.modes.elo_source is 'elo of the game file: client (matchmaking uses elo_actuel) or serveur (manette.ratings, updated when a match ends)';
 comment on column manette.modes.elo_k is 'elo_k of the game file: the K factor of a serveur mode';
 comment on column manette.modes.elo_start is 'elo_depart of the game file: the rating of a player before any rated match';

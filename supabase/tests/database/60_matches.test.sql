@@ -294,7 +294,7 @@ select throws_ok(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 
 select lives_ok(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 0}') $$, current_setting('test.m1'), mt.pid('pl_o1')), 'o1 plays 0');
 select lives_ok(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 3}') $$, current_setting('test.m1'), mt.pid('pl_x1')), 'x1 plays 3');
 select lives_ok(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 1}', 4) $$, current_setting('test.m1'), mt.pid('pl_o1')), 'o1 plays 1 (numero_tour 4)');
-select is(manette.match_play(current_setting('test.m1')::uuid, mt.pid('pl_x1'), 'jouer', '{"case": 5}') - 'maj_le' - 'termine_le' - 'cree_le' - 'participants' - 'code_salon' - 'id' - 'mode_jeu',
+select is(manette.match_play(current_setting('test.m1')::uuid, mt.pid('pl_x1'), 'jouer', '{"case": 5}') - 'maj_le' - 'tour_expire_le' - 'termine_le' - 'cree_le' - 'participants' - 'code_salon' - 'id' - 'mode_jeu',
   jsonb_build_object('statut', 'terminee', 'tour_joueur', null, 'numero_tour', 6, 'gagnant_id', mt.pid('pl_x1'), 'gagnant_equipe', 1,
                      'etat_plateau', mt.board('OO.XXX...') || '{"ligne": [3, 4, 5]}'),
   'x1 wins with 3, 4, 5');
@@ -329,7 +329,7 @@ select is(manette.match_play(current_setting('test.t4')::uuid, mt.seat(current_s
   mt.seat(current_setting('test.t4')::uuid, 4)::text, 'seat 3 → seat 4');
 select is(manette.match_play(current_setting('test.t4')::uuid, mt.seat(current_setting('test.t4')::uuid, 4), 'c', '{}')->>'tour_joueur',
   mt.seat(current_setting('test.t4')::uuid, 1)::text, 'seat 4 → seat 1');
-select is(manette.match_play(current_setting('test.t4')::uuid, mt.seat(current_setting('test.t4')::uuid, 2), 'abandonner', '{}') - 'maj_le' - 'termine_le' - 'cree_le' - 'participants' - 'code_salon' - 'id' - 'mode_jeu' - 'etat_plateau',
+select is(manette.match_play(current_setting('test.t4')::uuid, mt.seat(current_setting('test.t4')::uuid, 2), 'abandonner', '{}') - 'maj_le' - 'tour_expire_le' - 'termine_le' - 'cree_le' - 'participants' - 'code_salon' - 'id' - 'mode_jeu' - 'etat_plateau',
   '{"statut": "terminee", "tour_joueur": null, "numero_tour": 6, "gagnant_id": null, "gagnant_equipe": 2}'::jsonb,
   'tour_par_tour 2v2: seat 2 (team 1) gives up, team 2 wins');
 
@@ -340,7 +340,7 @@ select is(manette.match_play(current_setting('test.per')::uuid, mt.pid('pl_p3'),
   '{"pions": 3, "dernier": "sauter"}'::jsonb, 'a game''s function plays');
 select is(mt.refusal(format($$ select manette.match_play(%L, %L, 'refuser', '{}') $$, current_setting('test.per'), mt.pid('pl_p1'))),
   'pas_maintenant', 'its own refusal reason');
-select is(manette.match_play(current_setting('test.per')::uuid, mt.pid('pl_p1'), 'abandonner', '{}') - 'maj_le' - 'termine_le' - 'cree_le' - 'participants' - 'code_salon' - 'id' - 'mode_jeu' - 'etat_plateau',
+select is(manette.match_play(current_setting('test.per')::uuid, mt.pid('pl_p1'), 'abandonner', '{}') - 'maj_le' - 'tour_expire_le' - 'termine_le' - 'cree_le' - 'participants' - 'code_salon' - 'id' - 'mode_jeu' - 'etat_plateau',
   '{"statut": "terminee", "tour_joueur": null, "numero_tour": 3, "gagnant_id": null, "gagnant_equipe": null}'::jsonb,
   'abandonner with 3 teams: no winner');
 

@@ -163,7 +163,7 @@ select is(vt.wins('victoires', 'x1'), 2::double precision, 'a second win: 2');
 select set_config('test.m3', vt.new_match('1v1', array['x2', 'o2'])::text, true);
 select is(vt.play(current_setting('test.m3')::uuid, array['x2:jouer:0', 'o2:jouer:1', 'x2:jouer:2', 'o2:jouer:4',
     'x2:jouer:3', 'o2:jouer:5', 'x2:jouer:7', 'o2:jouer:6', 'x2:jouer:8'])
-  - 'etat_plateau' - 'numero_tour' - 'participants' - 'id' - 'code_salon' - 'cree_le' - 'maj_le' - 'termine_le' - 'mode_jeu',
+  - 'etat_plateau' - 'numero_tour' - 'participants' - 'id' - 'code_salon' - 'cree_le' - 'maj_le' - 'termine_le' - 'mode_jeu' - 'tour_expire_le',
   '{"statut": "terminee", "gagnant_id": null, "gagnant_equipe": null, "tour_joueur": null}'::jsonb, 'morpion: a draw');
 select is(array[vt.wins('victoires', 'x2'), vt.wins('victoires', 'o2')], array[null, null]::double precision[],
   'a draw credits nobody');

@@ -224,7 +224,7 @@ reset role;
 select set_config('test.code', (select room_code from manette.matches where id = current_setting('test.m1')::uuid), true);
 
 set local role manette_admin;
-select is(manette_admin.match_show('adm-a', current_setting('test.m1')) - 'cree_le' - 'maj_le' - 'actions' - 'etat_plateau' - 'code_salon',
+select is(manette_admin.match_show('adm-a', current_setting('test.m1')) - 'cree_le' - 'maj_le' - 'actions' - 'etat_plateau' - 'code_salon' - 'tour_expire_le',
   jsonb_build_object('id', current_setting('test.m1'), 'mode_jeu', '1v1', 'regles', 'morpion', 'statut', 'en_cours',
     'tour_joueur', current_setting('test.alice'), 'numero_tour', 3, 'gagnant_id', null, 'gagnant_equipe', null, 'termine_le', null,
     'participants', jsonb_build_array(
