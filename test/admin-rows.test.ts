@@ -2,8 +2,9 @@
 // the real CLI in a child process on a DATABASE_URL, the real façade on the same database
 // for what the API serves afterwards, and the audit trail they leave.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestApp, type TestApp } from './support/harness.js';
 import { runManette, runManetteJson } from './support/manette-cli.js';
@@ -183,8 +184,30 @@ describe('audit trail', () => {
       { command: 'import', table: 'objets', mode: 'cle', cle: 'code', inserees: 1, mises_a_jour: 0, supprimees: 0 },
       { command: 'rows delete', table: 'catalogue', mode: 'id', supprimees: 1, ids: [imported.body.data.ids[0]] },
     ]);
-    const last = await app.sql<{ db_user: string }>('select db_user from manette.admin_audit order by id desc limit 1');
+    const last = await app.sql<{ db_user: string; operator: string }>('select db_user, operator from manette.admin_audit order by id desc limit 1');
     expect(last[0]!.db_user).toBe(new URL(app.databaseUrl).username);
+    // Who: the person at the terminal, not the database login (postgres on a hosted project).
+    expect(last[0]!.operator).toBe(`${os.userInfo().username}@${os.hostname()}`);
+  });
+
+  it('the operator is MANETTE_OPERATOR when set; a direct SQL caller is recorded by its login', async () => {
+    const r = await runManetteJson(['rows', 'delete', 'rows', 'catalogue', '--all'], app.databaseUrl, FR, { MANETTE_OPERATOR: 'camille (studio)' });
+    expect(r.code, r.stderr).toBe(0);
+    const [cli] = await app.sql<{ operator: string; command: string }>('select operator, command from manette.admin_audit order by id desc limit 1');
+    expect(cli).toEqual({ operator: 'camille (studio)', command: 'rows delete' });
+    // An audit row written by SQL that set no operator (rolled back: the trail is append-only).
+    const db = new pg.Client({ connectionString: app.databaseUrl });
+    await db.connect();
+    try {
+      await db.query('begin; set local role manette_admin');
+      const { rows: [direct] } = await db.query(
+        `insert into manette.admin_audit (game_id, command) select id, 'test' from manette.games limit 1 returning operator, db_user`);
+      expect(direct.operator).toBe(direct.db_user);
+      expect(direct.operator).toBe(new URL(app.databaseUrl).username);
+    } finally {
+      await db.query('rollback');
+      await db.end();
+    }
   });
 
   it('key creation and revocation and a player’s revoked sessions leave a line too; a revoke that changes nothing does not', async () => {

@@ -1,9 +1,23 @@
 // The admin tooling's connections (`manette apply`, the admin commands, the demo's key):
 // one client whose every query runs as the role manette_admin, which may run
 // manette_admin.* only.
+import os from 'node:os';
 import pg from 'pg';
 
 export const ADMIN_ROLE = 'manette_admin';
+
+/**
+ * Who runs the admin tooling, for the audit trail (`manette.admin_audit.operator`): the
+ * database login says nothing on a hosted project (always `postgres`). MANETTE_OPERATOR,
+ * else `<OS user>@<host>`; at most 200 characters.
+ */
+export function operatorName(env: NodeJS.ProcessEnv = process.env): string {
+  const named = env.MANETTE_OPERATOR?.trim();
+  if (named) return [...named].slice(0, 200).join('');
+  let user = env.USER || env.USERNAME || 'unknown';
+  try { user = os.userInfo().username; } catch { /* no passwd entry (some containers) */ }
+  return `${user}@${os.hostname()}`.slice(0, 200);
+}
 
 /** What an admin command may do with its connection: queries, each as manette_admin. */
 export interface AdminClient {
@@ -22,11 +36,14 @@ export interface AdminClient {
  */
 export async function asAdmin<T>(databaseUrl: string, fn: (client: AdminClient) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: databaseUrl });
+  const operator = operatorName();
   await client.connect();
   const admin: AdminClient = {
     async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]) {
       // A client cut off between two messages must not leave its transaction open for long.
-      await client.query(`begin; set local role ${ADMIN_ROLE}; set local idle_in_transaction_session_timeout = 60000`);
+      // manette.operator: who, for the audit rows this transaction may write.
+      await client.query(`begin; set local role ${ADMIN_ROLE}; set local idle_in_transaction_session_timeout = 60000; `
+        + `select set_config('manette.operator', ${client.escapeLiteral(operator)}, true)`);
       try {
         const result = await client.query<R>(text, values);
         await client.query('commit');

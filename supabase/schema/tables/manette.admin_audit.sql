@@ -7,6 +7,7 @@ create table manette.admin_audit (
   command text not null,
   details jsonb default '{}'::jsonb not null,
   db_user text default SESSION_USER not null,
+  operator text default COALESCE(NULLIF(current_setting('manette.operator'::text, true), ''::text), (SESSION_USER)::text) not null,
   constraint admin_audit_pkey PRIMARY KEY (id),
   constraint admin_audit_game_id_fkey FOREIGN KEY (game_id) REFERENCES manette.games(id) ON DELETE CASCADE
 );
@@ -17,6 +18,8 @@ alter table manette.admin_audit force row level security;
 
 revoke all on table manette.admin_audit from public;
 grant insert, select on table manette.admin_audit to manette_admin;
+
+comment on column manette.admin_audit.operator is 'who ran the command: manette.operator as the admin tooling set it for the transaction (MANETTE_OPERATOR, else <OS user>@<host>), else the database login';
 
 -- Indexes
 CREATE INDEX admin_audit_game_idx ON manette.admin_audit USING btree (game_id, at);
