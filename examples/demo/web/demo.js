@@ -329,6 +329,7 @@ async function start() {
       $('forfeit').hidden = true;
       // A spectator goes back to the list; a player may queue again.
       $('again').hidden = current.spectator;
+      $('watching').hidden = true;
       // Every accepted move is kept: the match can be watched again, move by move.
       $('replay').hidden = !canReplay(partie.mode_jeu);
       select.disabled = false;
