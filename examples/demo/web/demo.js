@@ -224,6 +224,9 @@ async function start() {
     $('watching').hidden = !spectator;
     $('watch-close').hidden = !spectator;
     board.classList.toggle('watching', spectator);
+    // Back in the lobby later, the list is read again: nothing stale shows meanwhile.
+    $('live').replaceChildren();
+    $('live-empty').hidden = true;
     // The mode is that of the match until it ends.
     select.disabled = !spectator;
     // On a phone the match is below the panels: bring it into view.
