@@ -72,6 +72,9 @@ describe.skipIf(!haveBrowser)('web demo: a turn timer ends a match, a third play
       DATABASE_URL: db, MANETTE_REALTIME_DATABASE_URL: twinAdminUrlOf(db), HOST: '127.0.0.1', PORT: '0',
       MANETTE_REALTIME_PORT: String(await freePort()), LOG_LEVEL: 'silent',
       MANETTE_ARGON2_MEMORY_KIB: '1024', MANETTE_ARGON2_ITERATIONS: '1',
+      // One process: forked workers read PORT from the environment (3000), which another
+      // test file running at the same time may hold.
+      MANETTE_WORKERS: '1',
     });
     service = await startService(settings, pino({ level: 'silent' }), { gameFile });
     origin = new URL(service.baseUrl).origin;
@@ -183,7 +186,7 @@ describe.skipIf(!haveBrowser)('web demo: a turn timer ends a match, a third play
       expect(await o.page.locator('#rating-delta').textContent()).toBe('+16');
       // The watcher played nothing: its rating has not moved.
       expect(await watcher.page.locator('#rating-value').textContent()).toBe('1500');
-      await shots(o, 'timer-end', '#match');
+      await shots(o, 'timer-end', '#rating'); // on a phone: the rating, then the match below it
       await shots(watcher, 'watch-end', '#match');
 
       // The watcher replays the match: the timeout is its last step.
