@@ -148,6 +148,7 @@ describe.skipIf(!haveBrowser)('web demo: a turn timer ends a match, a third play
         return item.count();
       }, { timeout: 15_000 }).toBe(1);
       expect(await item.locator('.live-players').textContent()).toBe(L.vs(x.pseudo, o.pseudo));
+      const matchId = (await item.getAttribute('data-partie'))!;
       expect(await item.locator('.room-code').textContent()).toBe(await x.page.locator('#room-code').textContent());
       await shots(watcher, 'watch-list', '#lobby');
       await item.getByRole('button', { name: L.watch }).click();
@@ -172,6 +173,16 @@ describe.skipIf(!haveBrowser)('web demo: a turn timer ends a match, a third play
       await shots(x, 'timer', '#match');
       await shots(watcher, 'watch', '#match');
 
+      // When the watcher's page first shows something else than X's turn (for the log below).
+      const turnNow = await turnOf(watcher);
+      await watcher.page.evaluate((before) => {
+        const el = document.getElementById('turn')!;
+        new MutationObserver(() => {
+          const w = window as unknown as { endSeen?: number };
+          if (w.endSeen === undefined && el.textContent !== before) w.endSeen = Date.now();
+        }).observe(el, { childList: true, characterData: true, subtree: true });
+      }, turnNow);
+
       // X walks away: the page is gone, nobody plays X's turn. The server ends it (the sweep).
       await x.ctx.close();
       const result = L.timeout(x.pseudo, L.wonBy(o.pseudo));
@@ -179,6 +190,17 @@ describe.skipIf(!haveBrowser)('web demo: a turn timer ends a match, a third play
       await expect.poll(() => turnOf(o), { timeout: 15_000 }).toBe(L.timeout(x.pseudo, L.won));
       expect(await watcher.page.locator('#timer').isHidden()).toBe(true);
       expect(await cellsOf(watcher)).toEqual(['O', '', '', '', 'X', '', '', '', '']);
+      // The match's last action is the server's: X's turn expired, `abandon`. Read as the watcher
+      // reads it (a client of the page's SDK on the same session: spectators may read the history).
+      const last = await watcher.page.evaluate(async (id) => {
+        const c = (window as unknown as { Manette: { createClient(o: object): { match(id: string): { history(o: object): Promise<{ actions: Record<string, unknown>[] }> } } } })
+          .Manette.createClient({ baseUrl: `${location.origin}/api/public/v1`, apiKey: localStorage.getItem('manette-demo:api-key') });
+        const h = await c.match(id).history({ limit: 500 });
+        return { action: h.actions.at(-1)!, endSeen: (window as unknown as { endSeen?: number }).endSeen };
+      }, matchId);
+      expect(last.action).toMatchObject({ joueur_id: null, action: 'delai_depasse', donnees: { sur_delai: 'abandon' } });
+      // Not asserted (no timed assertions): how long after the expiry the watcher saw the end.
+      console.info(`demo-watch (${lang}): the watcher saw the end ${(last.endSeen ?? NaN) - Date.parse(String(last.action.cree_le))} ms after the turn expired`);
 
       // The winner: credited on the `victoires` board and re-rated by the server (1500 against 1500, K 32).
       await expect.poll(() => o.page.locator('#leaderboard li.me strong').textContent({ timeout: 2_000 }).catch(() => null), { timeout: 15_000 }).toBe('1');
