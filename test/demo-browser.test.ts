@@ -306,6 +306,9 @@ describe.skipIf(!haveBrowser)('web demo in a browser', () => {
       DATABASE_URL: db, MANETTE_REALTIME_DATABASE_URL: twinAdminUrlOf(db), HOST: '127.0.0.1', PORT: '0',
       MANETTE_REALTIME_PORT: String(await freePort()), LOG_LEVEL: 'silent',
       MANETTE_ARGON2_MEMORY_KIB: '1024', MANETTE_ARGON2_ITERATIONS: '1',
+      // One process: forked workers read PORT from the environment (3000), which another
+      // test file running at the same time may hold.
+      MANETTE_WORKERS: '1',
     });
     const service = await startService(settings, pino({ level: 'silent' }), { gameFile });
     try {

@@ -18,7 +18,11 @@ export async function existingDemoGame(databaseUrl: string): Promise<{ jeu: stri
 /** What /demo/jeu.json says of a game: nothing the API does not already tell its players. */
 export interface DemoPage {
   nom: string;
-  modes: { code: string; regles: string; equipes: number; joueurs_par_equipe: number; classement_victoires: string | null }[];
+  modes: {
+    code: string; regles: string; equipes: number; joueurs_par_equipe: number; classement_victoires: string | null;
+    /** Turn timer (null: none), whether players may watch, who keeps the rating: the page shows them. */
+    delai_tour_s: number | null; spectateurs: boolean; elo: 'client' | 'serveur';
+  }[];
 }
 
 /** The page's view of a game's config (the applied file, as stored). */
@@ -32,6 +36,9 @@ export function demoPageOf(config: Record<string, unknown>): DemoPage {
       equipes: Number(m.equipes ?? 2),
       joueurs_par_equipe: Number(m.joueurs_par_equipe ?? 1),
       classement_victoires: typeof m.classement_victoires === 'string' ? m.classement_victoires : null,
+      delai_tour_s: typeof m.delai_tour_s === 'number' ? m.delai_tour_s : null,
+      spectateurs: m.spectateurs === true,
+      elo: m.elo === 'serveur' ? 'serveur' : 'client',
     })),
   };
 }

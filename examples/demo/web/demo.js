@@ -44,6 +44,9 @@ const TEXTS = {
     chargement: 'Chargement de l’historique…', etape_0: 'Début de la partie ({} coups)', etape_n: 'Coup {} sur {} : {}',
     joue_case: '{} joue en case {}', joue: '{} joue « {} » {}', abandonne: '{} abandonne',
     delai: 'Temps écoulé pour {}', fin_admin: 'Partie terminée par un administrateur', annulation_admin: 'Partie annulée par un administrateur',
+    delai_moi: 'Temps écoulé pour toi', temps_toi: 'Il te reste {} s pour jouer', temps_de: '{} a encore {} s',
+    classement: 'Ton classement {}', en_cours: 'Parties en cours', actualiser: 'Actualiser', aucune_partie: 'Aucune partie en cours.',
+    regarder: 'Regarder', spectateur: 'Tu regardes cette partie en direct.', retour_liste: 'Retour à la liste',
   },
   en: {
     lobby: 'Sign in, then press “Play”: as soon as an opponent is found, the match shows up here.',
@@ -63,6 +66,9 @@ const TEXTS = {
     chargement: 'Loading the history…', etape_0: 'Start of the match ({} moves)', etape_n: 'Move {} of {}: {}',
     joue_case: '{} plays square {}', joue: '{} plays “{}” {}', abandonne: '{} forfeits',
     delai: '{} ran out of time', fin_admin: 'Match ended by an administrator', annulation_admin: 'Match cancelled by an administrator',
+    delai_moi: 'You ran out of time', temps_toi: '{} s left to play', temps_de: '{} has {} s left',
+    classement: 'Your {} rating', en_cours: 'Matches in progress', actualiser: 'Refresh', aucune_partie: 'No match in progress.',
+    regarder: 'Watch', spectateur: 'You are watching this match live.', retour_liste: 'Back to the list',
   },
 };
 function t(key, ...args) {
@@ -115,7 +121,7 @@ async function start() {
   // -- 3. The game: its name and its modes ------------------------------------------------
   // `manette start` describes the game it serves at /demo/jeu.json (its `nom`, its modes);
   // a page elsewhere (or another game's key) keeps the morpion defaults.
-  let game = { nom: null, modes: [{ code: '1v1', regles: 'morpion', classement_victoires: 'victoires' }] };
+  let game = { nom: null, modes: [{ code: '1v1', regles: 'morpion', classement_victoires: 'victoires', spectateurs: true }] };
   try {
     const res = await fetch('jeu.json', { headers: { 'x-api-key': apiKey } });
     if (res.ok) game = await res.json();
@@ -144,6 +150,10 @@ async function start() {
     leaderboardId = mode?.classement_victoires ?? null;
     $('lb-box').hidden = !leaderboardId;
     void showLeaderboard();
+    // The player's rating and the matches to watch are those of the chosen mode.
+    ratingSeen = undefined;
+    void showRating();
+    void refreshLive();
   };
   let leaderboardId = null;
   select.addEventListener('change', () => chooseMode(select.value));
@@ -154,10 +164,18 @@ async function start() {
   document.addEventListener('manette:matched', (e) => { void openMatch(e.detail); });
   // `?revoir=<partie_id>`: the replay of that match (a participant's), once signed in.
   let replayAsked = params.get('revoir');
+  // Fired on sign-in and sign-out, and whenever the SDK refreshes the player (auth.ratings()
+  // does): only a change of player redraws the page.
+  let playerId = client.auth.player?.id ?? null;
   client.auth.onChange((joueur) => {
+    if ((joueur?.id ?? null) === playerId) return;
+    playerId = joueur?.id ?? null;
     if (!joueur) closeMatch();
     showLobby();
     void showLeaderboard();
+    ratingSeen = undefined;
+    void showRating();
+    void refreshLive();
     if (joueur && replayAsked) { void openReplay(replayAsked); replayAsked = null; }
   });
   function showLobby() {
@@ -173,45 +191,72 @@ async function start() {
     cell.className = 'cell';
     cell.dataset.case = String(i);
     // Every click goes to the server, even on a taken square: the server refuses it
-    // (action_refusee, reason case_occupee) and the page shows its message.
-    cell.addEventListener('click', () => { void play('jouer', { case: i }); });
+    // (action_refusee, reason case_occupee) and the page shows its message. A spectator's
+    // clicks send nothing (the server would refuse them: not_participant).
+    cell.addEventListener('click', () => { if (!current?.spectator) void play('jouer', { case: i }); });
     board.append(cell);
     cells.push(cell);
   }
 
-  let current = null;   // {id, handle, partie: the last state drawn, stop: unsubscribe, morpion}
+  let current = null;   // {id, handle, partie: the last state drawn, stop: unsubscribe, spectator, lastAction, endAction}
   let replay = null;    // {id, actions, etats, at: the step shown, timer: while playing}
 
-  async function openMatch(status) {
-    if (current?.id === status.partie_id) return;
+  /** The player's own match (matchmaking found it, or the page was reloaded during it). */
+  function openMatch(status) { return showMatch(status.partie_id, status.code_salon, false); }
+  /** Someone else's match, from the list of matches in progress: read-only. */
+  function watchMatch(partie) { return showMatch(partie.id, partie.code_salon, true); }
+
+  async function showMatch(id, code, spectator) {
+    if (current?.id === id) return;
     closeMatch();
-    const partie = client.match(status.partie_id);
+    const partie = client.match(id);
     const morpion = (modeOf(matchmaking.mode)?.regles ?? 'morpion') === 'morpion';
-    current = { id: status.partie_id, handle: partie, partie: null, stop: null, morpion };
-    $('room-code').textContent = status.code_salon;
+    current = { id, handle: partie, partie: null, stop: null, spectator, lastAction: null, endAction: null };
+    $('room-code').textContent = code;
     board.hidden = !morpion;
     $('generic').hidden = morpion;
     $('match').hidden = false;
     $('lobby').hidden = true;
     $('again').hidden = true;
-    $('forfeit').hidden = false;
+    // A spectator has no seat: nothing to forfeit, nothing to send, a way back to the list.
+    $('forfeit').hidden = spectator;
+    $('act-form').hidden = spectator;
+    $('watching').hidden = !spectator;
+    $('watch-close').hidden = !spectator;
+    board.classList.toggle('watching', spectator);
+    // Back in the lobby later, the list is read again: nothing stale shows meanwhile.
+    $('live').replaceChildren();
+    $('live-empty').hidden = true;
     // The mode is that of the match until it ends.
-    select.disabled = true;
+    select.disabled = !spectator;
     // On a phone the match is below the panels: bring it into view.
     $('match').scrollIntoView({ block: 'start' });
-    // The room: `etat` is the official state after each accepted move (both players' moves).
-    const stop = await partie.subscribe({ onEtat: draw });
-    if (current?.id !== status.partie_id) { stop(); return; }
-    current.stop = stop;
-    // The state now, in case a move was played before the room was joined.
-    draw(await partie.state());
+    try {
+      // The room: `etat` is the official state after each accepted move (both players' moves,
+      // and the server's own: an expired turn). Spectators join it read-only, like players.
+      // `action` comes just before its `etat`: the page keeps the last one to say why a match ended.
+      const stop = await partie.subscribe({
+        onEtat: draw,
+        onAction: (a) => { if (current?.id === id) current.lastAction = a; },
+      });
+      if (current?.id !== id) { void stop(); return; }
+      current.stop = stop;
+      // The state now, in case a move was played before the room was joined.
+      draw(await partie.state());
+    } catch (err) {
+      if (current?.id !== id || refusedKey(err)) return;
+      showError(err.message);
+    }
   }
 
   /** Back to the lobby; nothing of the last match stays on the page. */
   function closeMatch() {
     current?.stop?.();
     current = null;
+    showTimer();
     closeReplay();
+    for (const id of ['watching', 'watch-close']) $(id).hidden = true;
+    board.classList.remove('watching');
     $('match').hidden = true;
     $('lobby').hidden = false;
     select.disabled = false;
@@ -232,7 +277,7 @@ async function start() {
   }
 
   async function play(action, donnees) {
-    if (!current?.partie) return;
+    if (!current?.partie || current.spectator) return;
     showError('');
     try {
       // numero_tour: a click on a board that is already out of date is refused (tour_perime).
@@ -253,7 +298,7 @@ async function start() {
 
   function askForfeit(ask) {
     $('forfeit-ask').hidden = !ask;
-    $('forfeit').hidden = ask || !current || current.partie?.statut === 'terminee';
+    $('forfeit').hidden = ask || !current || current.spectator || (current.partie && current.partie.statut !== 'en_cours');
   }
   $('forfeit').addEventListener('click', () => { askForfeit(true); $('forfeit-no').focus(); });
   $('forfeit-no').addEventListener('click', () => { askForfeit(false); $('forfeit').focus(); });
@@ -278,19 +323,46 @@ async function start() {
     // A move was played since the last refusal: its message is out of date.
     if (current.partie && partie.numero_tour !== current.partie.numero_tour) showError('');
     current.partie = partie;
+    // The server's clock: this state changed at `maj_le`, so the server is at least that far ahead.
+    noteServerTime(partie);
     const over = render(partie, true);
+    showTimer();
     if (over) {
       askForfeit(false);
       $('forfeit').hidden = true;
-      $('again').hidden = false;
+      // A spectator goes back to the list; a player may queue again.
+      $('again').hidden = current.spectator;
+      $('watching').hidden = true;
       // Every accepted move is kept: the match can be watched again, move by move.
       $('replay').hidden = !canReplay(partie.mode_jeu);
       select.disabled = false;
       // The panel's "match found" is over too: back to its Play button.
-      if (matchmaking.state === 'matched') matchmaking.reset();
-      // The server credited the win (classement_victoires): no client can write it.
+      if (!current.spectator && matchmaking.state === 'matched') matchmaking.reset();
+      // The server credited the win (classement_victoires) and moved the ratings
+      // ("elo": "serveur") in the transaction that ended the match: no client can write them.
       void showLeaderboard();
+      void showRating();
+      void explainEnd(partie);
     }
+  }
+
+  /**
+   * Why the match ended, when the server ended it (an expired turn, an administrator): the
+   * `action` event just before the final `etat` says so; when that event was missed (Realtime
+   * delivers at most once), the last row of the history does.
+   */
+  async function explainEnd(partie) {
+    const mine = current;
+    let a = mine.lastAction;
+    if (!(a && a.joueur_id === null)) {
+      try {
+        const h = await mine.handle.history({ limit: 500 });
+        a = h.actions[h.actions.length - 1] ?? null;
+      } catch { return; }
+    }
+    if (current !== mine || !a || a.joueur_id !== null) return;
+    mine.endAction = a;
+    render(mine.partie, true);
   }
 
   /** Draws one state of a match (live, or a step of a replay); returns whether it is over. */
@@ -326,11 +398,122 @@ async function start() {
     else if (!over) text = mine ? t('ton_tour') : t('tour_de', nameOf(partie.tour_joueur));
     else if (!partie.gagnant_id) text = partie.gagnant_equipe === null ? t('nul') : t('gagnants', partie.participants.filter((p) => p.equipe === partie.gagnant_equipe).map((p) => p.pseudo).join(', '));
     else text = partie.gagnant_id === me ? t('gagne') : t('gagnant', nameOf(partie.gagnant_id));
+    // Ended by the server: say why before the result.
+    const end = live && over ? current?.endAction : null;
+    if (end?.action === 'delai_depasse') {
+      const who = end.donnees?.joueur_id;
+      text = `${who === me ? t('delai_moi') : t('delai', nameOf(who))}. ${text}`;
+    } else if (end?.action === 'fin_admin') text = `${t('fin_admin')}. ${text}`;
     $('turn').textContent = text;
     $('turn').dataset.state = over ? 'over' : mine ? 'mine' : 'theirs';
     board.classList.toggle('mine', mine);
     return over;
   }
+
+  // -- The turn's countdown ----------------------------------------------------------------------
+  // `tour_expire_le` (modes with `delai_tour_s`) is when the server ends the turn. The page only
+  // shows it: at zero it does nothing, the server applies `delai_depasse` and its `etat` redraws
+  // the page (the sweep runs every second). The device's clock may be off: every state says the
+  // server's time was at least `maj_le` when it was sent, so the largest `maj_le - now` seen is
+  // how far the server is ahead (0: the clocks agree, or the device is ahead and counts a bit early).
+  let clockOffset = 0;
+  let timerTick = null;
+  function noteServerTime(partie) {
+    const ahead = Date.parse(partie.maj_le) - Date.now();
+    if (ahead > clockOffset) clockOffset = ahead;
+  }
+  function showTimer() {
+    const p = current?.partie;
+    const expires = p && p.statut === 'en_cours' && p.tour_expire_le ? Date.parse(p.tour_expire_le) : NaN;
+    if (Number.isNaN(expires)) {
+      $('timer').hidden = true;
+      clearInterval(timerTick);
+      timerTick = null;
+      return;
+    }
+    const total = Math.max(1, expires - Date.parse(p.maj_le));
+    const left = Math.max(0, expires - (Date.now() + clockOffset));
+    const s = Math.ceil(left / 1000);
+    const mine = !current.spectator && p.tour_joueur === client.auth.player?.id;
+    const who = p.participants.find((q) => q.joueur_id === p.tour_joueur)?.pseudo ?? '?';
+    $('timer-text').textContent = mine ? t('temps_toi', s) : t('temps_de', who, s);
+    $('timer-fill').style.width = `${Math.min(100, (left / total) * 100)}%`;
+    $('timer').dataset.urgent = String(s <= Math.min(10, total / 3000));
+    $('timer').dataset.mine = String(mine);
+    $('timer').hidden = false;
+    // A quarter of a second, so the second shown changes on time; nothing is sent.
+    timerTick ??= setInterval(showTimer, 250);
+  }
+
+  // -- The player's rating -------------------------------------------------------------------------
+  // In a mode with `"elo": "serveur"` the server keeps each player's rating and moves it when a
+  // match ends; GET /players/me (auth.ratings()) gives it, by mode. Other modes: nothing shown.
+  let ratingSeen;     // the rating last shown for the chosen mode (to show the change after a match)
+  let ratingAsk = 0;
+  async function showRating() {
+    const ask = ++ratingAsk;
+    const mode = matchmaking.mode;
+    if (!client.auth.player || modeOf(mode)?.elo === 'client') { $('rating').hidden = true; return; }
+    try {
+      const r = (await client.auth.ratings())[mode];
+      if (ask !== ratingAsk) return;
+      $('rating').hidden = !r;
+      if (!r) return;
+      $('rating-label').textContent = t('classement', mode);
+      $('rating-value').textContent = String(Math.round(r.valeur));
+      if (ratingSeen === undefined) $('rating-delta').textContent = '';
+      else if (Math.round(r.valeur) !== Math.round(ratingSeen)) {
+        const d = Math.round(r.valeur - ratingSeen);
+        $('rating-delta').textContent = d > 0 ? `+${d}` : `−${-d}`;
+        $('rating-delta').dataset.sign = d > 0 ? 'up' : 'down';
+      }
+      ratingSeen = r.valeur;
+    } catch (err) {
+      if (ask === ratingAsk && !refusedKey(err)) $('rating').hidden = true;
+    }
+  }
+
+  // -- Matches to watch -----------------------------------------------------------------------------
+  // In a mode with `"spectateurs": true` every player may watch its matches: GET /match/live
+  // (matches.live()) lists those in progress. Read when the lobby shows, every 5 s while it
+  // does (and the page is visible), and on "Refresh"; never during a match.
+  let liveBusy = false;
+  async function refreshLive() {
+    const wanted = Boolean(client.auth.player) && !current && !replay && modeOf(matchmaking.mode)?.spectateurs === true;
+    $('live-box').hidden = !wanted;
+    if (!wanted || liveBusy) return;
+    liveBusy = true;
+    try {
+      const parties = await client.matches.live({ mode_jeu: matchmaking.mode, limit: 10 });
+      if (current || replay) return;
+      const me = client.auth.player?.id;
+      // The player's own match is not one to watch.
+      const others = parties.filter((p) => !p.participants.some((q) => q.joueur_id === me));
+      $('live').replaceChildren(...others.map((p) => {
+        const li = document.createElement('li');
+        li.dataset.partie = p.id;
+        const teams = [...new Set(p.participants.map((q) => q.equipe))]
+          .map((e) => p.participants.filter((q) => q.equipe === e).map((q) => q.pseudo).join(', '));
+        const watch = Object.assign(document.createElement('button'), { type: 'button', className: 'primary', textContent: t('regarder') });
+        watch.addEventListener('click', () => { void watchMatch(p); });
+        li.append(Object.assign(document.createElement('span'), { className: 'live-players', textContent: teams.length === 2 ? t('joueurs_par', teams[0], teams[1]) : teams.join('  ·  ') }),
+          Object.assign(document.createElement('span'), { className: 'room-code', textContent: p.code_salon }), watch);
+        return li;
+      }));
+      $('live-empty').textContent = t('aucune_partie');
+      $('live-empty').hidden = others.length > 0;
+    } catch (err) {
+      if (refusedKey(err)) return;
+      $('live').replaceChildren();
+      $('live-empty').hidden = false;
+      $('live-empty').textContent = err.message;
+    } finally {
+      liveBusy = false;
+    }
+  }
+  $('live-refresh').addEventListener('click', () => { void refreshLive(); });
+  setInterval(() => { if (document.visibilityState !== 'hidden') void refreshLive(); }, 5000);
+  $('watch-close').addEventListener('click', () => { closeMatch(); showLobby(); void refreshLive(); });
 
   // -- 6. "Revoir la partie": every state again, from the match's history ---------------------
   // `match(id).replay(regles)` reads every accepted action (GET /match/history) and rebuilds
@@ -431,7 +614,7 @@ async function start() {
   }
 
   $('replay').addEventListener('click', () => { if (current) void openReplay(current.id); });
-  $('replay-close').addEventListener('click', () => { closeMatch(); showLobby(); });
+  $('replay-close').addEventListener('click', () => { closeMatch(); showLobby(); void refreshLive(); });
   $('replay-play').addEventListener('click', () => playReplay(!replay?.timer));
   const step = (to) => () => { playReplay(false); showStep(to()); };
   $('replay-first').addEventListener('click', step(() => 0));
