@@ -145,6 +145,8 @@ export async function startService(
     if (workers > 1) {
       const forked = await startWorkers(workers, {
         databaseUrl,
+        port: settings.PORT,
+        host: settings.HOST,
         poolSize: workerPoolSize(settings, workers),
         hashParallelism: workerHashParallelism(settings, workers),
         realtime: realtime.localPort !== undefined ? { url: realtime.url, localPort: realtime.localPort } : undefined,

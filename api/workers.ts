@@ -40,6 +40,9 @@ const HEALTHY_AFTER_MS = 10_000;
 
 export interface WorkerConfig {
   databaseUrl: string;
+  /** Where to listen: the service's settings, which may not be the environment's (PORT 0 in tests). */
+  port: number;
+  host: string;
   /** This worker's pool (MANETTE_DB_POOL_SIZE is the service's, split among the workers). */
   poolSize: number;
   /** Password hashes at once in this worker (all cores but one, split among the workers). */
@@ -140,6 +143,8 @@ export async function runWorker(): Promise<void> {
   const settings: Settings = {
     ...readSettings(process.env),
     DATABASE_URL: config.databaseUrl,
+    PORT: config.port,
+    HOST: config.host,
     MANETTE_DB_POOL_SIZE: config.poolSize,
     MANETTE_HASH_PARALLELISM: config.hashParallelism,
   };
