@@ -10,7 +10,7 @@ create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
 grant usage on schema extensions to manette_api, manette_engine, manette_admin;
 
-select plan(16);
+select plan(18);
 
 -- == Fixtures ====================================================================
 -- Delays no test comes near by itself: only the expiries made due by moving maj_le back.
@@ -47,13 +47,15 @@ grant execute on all functions in schema ed to manette_api, manette_admin;
 set local role manette_api;
 select api.players_register(jsonb_build_object('key', ed.ctx(w)->>'key'), jsonb_build_object(
   'pseudo', 'ed_' || w, 'email', w || '@ed.test', 'password_hash', 'scrypt$1', 'token', ed.ctx(w)->>'token'))
-from unnest(array['a', 'b', 'c', 'd', 'e', 'f']) w;
+from unnest(array['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']) w;
 select ed.join('a', 'ab');
 select set_config('test.ab', ed.join('b', 'ab')->>'partie_id', true);
 select ed.join('c', 'pa');
 select set_config('test.pa', ed.join('d', 'pa')->>'partie_id', true);
 select ed.join('e', 'pa');
 select set_config('test.pc', ed.join('f', 'pa')->>'partie_id', true);
+select ed.join('g', 'pa');
+select set_config('test.ps', ed.join('h', 'pa')->>'partie_id', true);
 reset role;
 
 create function ed.seat(m text, n integer) returns uuid language sql stable as $$
@@ -156,6 +158,19 @@ select is(ed.history(current_setting('test.pc')) #- '{1,at}',
     jsonb_build_object('player', null, 'action', 'annulation_admin', 'turn', 2, 'data', '{}'::jsonb)),
   'match_cancel: the due pass, then annulation_admin at turn 2');
 select is((select m.status from manette.matches m where m.id = current_setting('test.pc')::uuid), 'annulee', 'cancelled');
+
+-- == manette match show: a read, so it applies what is due first (20261127000810) =========
+select null from ed.age(current_setting('test.ps'), 61);
+set local role manette_admin;
+select set_config('test.show', manette_admin.match_show('ed', current_setting('test.ps'))::text, true);
+reset role;
+select is((current_setting('test.show')::jsonb->'actions') #- '{0,joue_le}',
+  jsonb_build_array(jsonb_build_object('seq', 1, 'joueur_id', null, 'pseudo', null, 'action', 'delai_depasse', 'numero_tour', 1,
+    'donnees', jsonb_build_object('joueur_id', ed.seat(current_setting('test.ps'), 1), 'sur_delai', 'passe'))),
+  'match show applies the due pass first and lists it');
+select is(current_setting('test.show')::jsonb - 'regles' - 'participants' - 'actions',
+  manette.match_json(current_setting('test.ps')::uuid) - 'participants',
+  'and shows the match as players now read it (turn 2, the second seat)');
 
 -- == Nothing due: unchanged ============================================================
 select is(manette.sweep_expired_turns(), 0, 'nothing left due: the finished matches have no timer');
