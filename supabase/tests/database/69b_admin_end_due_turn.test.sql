@@ -10,7 +10,7 @@ create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
 grant usage on schema extensions to manette_api, manette_engine, manette_admin;
 
-select plan(18);
+select plan(20);
 
 -- == Fixtures ====================================================================
 -- Delays no test comes near by itself: only the expiries made due by moving maj_le back.
@@ -47,7 +47,7 @@ grant execute on all functions in schema ed to manette_api, manette_admin;
 set local role manette_api;
 select api.players_register(jsonb_build_object('key', ed.ctx(w)->>'key'), jsonb_build_object(
   'pseudo', 'ed_' || w, 'email', w || '@ed.test', 'password_hash', 'scrypt$1', 'token', ed.ctx(w)->>'token'))
-from unnest(array['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']) w;
+from unnest(array['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j']) w;
 select ed.join('a', 'ab');
 select set_config('test.ab', ed.join('b', 'ab')->>'partie_id', true);
 select ed.join('c', 'pa');
@@ -56,6 +56,8 @@ select ed.join('e', 'pa');
 select set_config('test.pc', ed.join('f', 'pa')->>'partie_id', true);
 select ed.join('g', 'pa');
 select set_config('test.ps', ed.join('h', 'pa')->>'partie_id', true);
+select ed.join('i', 'ab');
+select set_config('test.aj', ed.join('j', 'ab')->>'partie_id', true);
 reset role;
 
 create function ed.seat(m text, n integer) returns uuid language sql stable as $$
@@ -171,6 +173,19 @@ select is((current_setting('test.show')::jsonb->'actions') #- '{0,joue_le}',
 select is(current_setting('test.show')::jsonb - 'regles' - 'participants' - 'actions',
   manette.match_json(current_setting('test.ps')::uuid) - 'participants',
   'and shows the match as players now read it (turn 2, the second seat)');
+
+-- == POST /matchmaking/join: the live match's expiry first (20261127000820) ==============
+-- i is on turn (the first seat) and its turn is due; nobody read it, no sweep ran.
+select null from ed.age(current_setting('test.aj'), 61);
+select set_config('test.late', (select substr(p.pseudo, 4) from manette.players p where p.id = ed.seat(current_setting('test.aj'), 1)), true);
+set local role manette_api;
+select set_config('test.rejoin', ed.join(current_setting('test.late'), 'ab')::text, true);
+reset role;
+select is(current_setting('test.rejoin')::jsonb->>'status', 'waiting',
+  'the player whose turn expired joins the queue (waiting), not handed its finished match back');
+select is((select jsonb_build_object('status', m.status, 'winner', m.winner_player_id) from manette.matches m where m.id = current_setting('test.aj')::uuid),
+  jsonb_build_object('status', 'terminee', 'winner', ed.seat(current_setting('test.aj'), 2)),
+  'the join applied the timeout: the other player won');
 
 -- == Nothing due: unchanged ============================================================
 select is(manette.sweep_expired_turns(), 0, 'nothing left due: the finished matches have no timer');
