@@ -5,6 +5,8 @@
 -- fin_admin / annulation_admin at the turn the passes reached, every one broadcast in order.
 -- `abandon`: the timeout ended the match, so the end is match_over (terminee), and the
 -- refusal changes nothing: the sweep then applies the same expiry at the same instant.
+-- The other places where the timers meet the rest: `manette match show` (a read,
+-- 20261127000810) and POST /matchmaking/join (20261127000820) apply a due turn first too.
 begin;
 create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
