@@ -3,8 +3,9 @@
 // of history, abandons by one player and by a team) and of a game's own rule set are played
 // through the API by SDK clients; every state the server answered is recorded, and
 // `match(id).replay()` must rebuild every one exactly, timestamps included. The server's own
-// actions (an expired turn, an administrator's end or cancel) have no server on this branch
-// yet: their reducers are checked against hand-built histories (see the last block).
+// actions (an expired turn, an administrator's end or cancel): their reducers are checked
+// here against hand-built histories (the last block), and against real matches of the real
+// server, every state heard over Realtime, in test/match-lifecycle.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, replayStates, type ManetteClient, type Partie, type Rules } from '../sdk/src/index.js';
 import type { HistoryAction } from '../sdk/src/types.js';

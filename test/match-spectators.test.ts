@@ -329,3 +329,71 @@ describe('GET /match/live', () => {
     expect((await sdk.matches.live()).map((p) => p.id)).toContain(id);
   }, T);
 });
+
+// GET /match/state reads through manette.match_readable (the turn timers' change), so a
+// spectator reads the state as it reads the history, and the SDK's subscribe (which re-reads
+// the state after every join) works for one.
+describe('a spectator and GET /match/state', () => {
+  it('a spectated mode: 200, equal to the last etat the spectator heard', async () => {
+    const { id, seats: [x, o] } = await match('vue');
+    const spectator = await player();
+    const js = await subscribe(spectator, id);
+    for (const [p, cell] of [[x!, 4], [o!, 0]] as const) {
+      expect((await act(p, id, 'jouer', { case: cell })).status).toBe(200);
+    }
+    await waitUntil(() => js.got.filter((e) => e.event === 'etat').length === 2, 'two etat');
+    const r = await api.get(`/match/state?partie_id=${id}`, { token: spectator.token });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(Object.keys(r.body).sort()).toEqual(['ok', 'partie']);
+    expect(r.body.partie).toEqual(js.got.filter((e) => e.event === 'etat').at(-1)!.payload);
+    expect(r.body.partie).toMatchObject({ id, statut: 'en_cours', numero_tour: 3, tour_joueur: x!.id });
+  }, T);
+
+  it('a mode without spectators: not_participant (403), the envelope, nothing else', async () => {
+    const { id } = await match('prive');
+    const outsider = await player();
+    const r = await api.get(`/match/state?partie_id=${id}`, { token: outsider.token });
+    expect([r.status, r.body]).toEqual([403, { ok: false, error: 'not_participant', message: expect.any(String) }]);
+    const other = await player(apiB);
+    const elsewhere = await apiB.get(`/match/state?partie_id=${id}`, { token: other.token });
+    expect([elsewhere.status, elsewhere.body.error]).toEqual([404, 'match_not_found']);
+  }, T);
+
+  it('the SDK: match(id).subscribe() as a spectator hears every etat and action, and act() is refused', async () => {
+    const { id, seats: [x, o] } = await match('vue');
+    const store = new Map<string, string>();
+    const storage = { getItem: (k: string) => store.get(k) ?? null, setItem: (k: string, v: string) => { store.set(k, v); }, removeItem: (k: string) => { store.delete(k); } };
+    // The real realtime-js, with `ws` as its transport (Node 20 has no global WebSocket).
+    const realtime = async () => ({
+      RealtimeClient: class extends RealtimeClient {
+        constructor(url: string, opts: { params: { apikey: string } }) {
+          super(url, { ...opts, transport: WebSocket as unknown as RealtimeClientOptions['transport'] });
+        }
+      },
+    });
+    const sdk = createClient({ baseUrl: app.baseUrl, apiKey: key, storage, realtime });
+    await sdk.auth.register({ pseudo: `spsub_${++counter}`, email: `spsub_${counter}@example.test`, password: 'motdepasse-solide' });
+    const states: any[] = [];
+    const actions: any[] = [];
+    const errors: unknown[] = [];
+    const stop = await sdk.match(id).subscribe({ onEtat: (p) => states.push(p), onAction: (a) => actions.push(a), onError: (e) => errors.push(e) });
+    try {
+      // The first state comes from GET /match/state, read by the spectator after the join.
+      await waitUntil(() => states.length >= 1, 'the state read after the join');
+      expect(states[0]).toMatchObject({ id, numero_tour: 1, statut: 'en_cours' });
+      const moves: Array<[Player, number]> = [[x!, 4], [o!, 0], [x!, 2], [o!, 1], [x!, 6]];
+      const answered: any[] = [];
+      for (const [p, cell] of moves) answered.push((await act(p, id, 'jouer', { case: cell })).body.partie);
+      expect(answered.at(-1)).toMatchObject({ statut: 'terminee', gagnant_id: x!.id });
+      await waitUntil(() => states.at(-1)?.statut === 'terminee' && actions.length === moves.length, 'every etat and action');
+      // Every state in order (the SDK never goes back; a re-read may repeat the latest one).
+      const distinct = states.filter((s, i) => i === 0 || JSON.stringify(s) !== JSON.stringify(states[i - 1]));
+      expect(distinct.slice(-moves.length)).toEqual(answered);
+      expect(actions.map((a) => [a.joueur_id, a.action, a.donnees.case, a.numero_tour])).toEqual(moves.map(([p, c], i) => [p.id, 'jouer', c, i + 1]));
+      await expect(sdk.match(id).act('jouer', { case: 8 })).rejects.toMatchObject({ code: 'not_participant' });
+      expect(errors).toEqual([]);
+    } finally {
+      await stop();
+    }
+  }, T);
+});

@@ -19,7 +19,7 @@ export interface MatchDetail {
 
 /** What match end / cancel answer: the match as players now read it, and the history row added. */
 export interface MatchStopped {
-  partie: Omit<MatchDetail, 'regles' | 'actions' | 'participants'> & { participants: { joueur_id: string; pseudo: string; equipe: number }[] };
+  partie: Omit<MatchDetail, 'regles' | 'actions' | 'participants'> & { participants: { joueur_id: string; pseudo: string; equipe: number; elo: number | null }[] };
   action: { numero: number; joueur_id: null; action: 'fin_admin' | 'annulation_admin'; donnees: Record<string, unknown>; numero_tour: number; cree_le: string };
 }
 

@@ -6,12 +6,12 @@ export const Partie = z.object({
   id: z.uuid(),
   mode_jeu: z.string(),
   statut: z.enum(['en_cours', 'terminee', 'annulee']).meta({
-    description: '`en_cours`, then `terminee` (by the rules, an abandon, or the operator: `manette match end`) or `annulee` '
+    description: '`en_cours`, then `terminee` (by the rules, an abandon, a turn timer’s `abandon`, or the operator: `manette match end`) or `annulee` '
       + '(the operator cancelled it: `manette match cancel`, no winner, no win counted). Both are final.',
   }),
   tour_joueur: z.uuid().nullable().meta({ description: 'The player whose turn it is (null once the rules end the match; an operator’s end or cancel leaves it as it was).' }),
   numero_tour: z.number().int().min(1)
-    .meta({ description: '1 at the start; +1 for each accepted action (libre, tour_par_tour, morpion, abandonner).' }),
+    .meta({ description: '1 at the start; +1 for each accepted action (libre, tour_par_tour, morpion, abandonner) and each expired turn (`delai_depasse`); an operator’s end or cancel leaves it.' }),
   etat_plateau: z.unknown().meta({ description: 'The game state kept by the rules, for example `{"cases": [...]}` for morpion (tic-tac-toe).' }),
   participants: z.array(Participant).meta({ description: 'In seat order: team 1 first.' }),
   gagnant_id: z.uuid().nullable(),
