@@ -7,6 +7,9 @@ import { RealtimeClient, type RealtimeChannel, type RealtimeClientOptions } from
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestApp, type TestApp } from './support/harness.js';
 import { runManette, runManetteJson } from './support/manette-cli.js';
+import { waitUntil as waitFor } from './support/wait.js';
+const waitUntil = <V>(fn: () => V | undefined | false | Promise<V | undefined | false>, what = 'condition', timeoutMs = 10_000) =>
+  waitFor(fn, what, timeoutMs, 10);
 
 const FR = 'fr_FR.UTF-8';
 const EN = 'en_US.UTF-8';
@@ -66,16 +69,6 @@ async function history(p: Player, partie_id: string): Promise<{ actions: any[] }
 }
 
 // realtime-js, configured from GET /realtime/config only ------------------------------
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-async function waitUntil<V>(fn: () => V | undefined | false, what: string, timeoutMs = 10_000): Promise<V> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 const clients: RealtimeClient[] = [];
 afterEach(async () => {
   await Promise.all(clients.splice(0).map(async (c) => { await c.removeAllChannels(); c.disconnect(); }));

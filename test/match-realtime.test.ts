@@ -11,6 +11,7 @@ import { RealtimeClient, type RealtimeChannel, type RealtimeClientOptions } from
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestApp, type TestApp } from './support/harness.js';
 import { createRealtimeSigner } from '../api/security/realtime-token.js';
+import { sleep, waitUntil } from './support/wait.js';
 
 let app: TestApp;
 let api: ReturnType<typeof client>;
@@ -48,16 +49,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => { await app?.close(); });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-async function waitUntil<V>(fn: () => V | undefined | false, what: string, timeoutMs = 5_000): Promise<V> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 type Api = ReturnType<typeof client>;
 interface Player { token: string; id: string; pseudo: string; api: Api }

@@ -19,6 +19,9 @@ import type { Delivery } from '../twin/realtime/replication.js';
 import { startBlankTwin, type BlankTwin } from './support/blank-twin.js';
 import { createRealtimeSigner } from '../api/security/realtime-token.js';
 import { freePort } from './support/net.js';
+import { sleep, waitUntil as waitFor } from './support/wait.js';
+const waitUntil = <V>(fn: () => V | undefined | false | Promise<V | undefined | false>, what = 'condition', timeoutMs = 6_000) =>
+  waitFor(fn, what, timeoutMs, 20);
 
 // ---- setup --------------------------------------------------------------------
 const API_KEY = 'local-test-key';
@@ -83,16 +86,6 @@ afterAll(async () => {
 }, 60_000);
 
 // ---- helpers ------------------------------------------------------------------
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-async function waitUntil<V>(fn: () => V | undefined | false, what = 'condition', timeoutMs = 6_000): Promise<V> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 let nonce = 0;
 /** A token signed with `secret` (the stand-in's by default); exp one hour away unless given or `noExp`. */

@@ -10,6 +10,9 @@ import { SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startLocalRealtime, type LocalRealtime } from '../twin/realtime/server.js';
 import { startBlankTwin } from './support/blank-twin.js';
+import { sleep, waitUntil as waitFor } from './support/wait.js';
+const waitUntil = <V>(fn: () => V | undefined | false | Promise<V | undefined | false>, what = 'condition', timeoutMs = 5_000) =>
+  waitFor(fn, what, timeoutMs, 20);
 
 // ---- setup ------------------------------------------------------------------
 const API_KEY = 'local-test-key';
@@ -49,16 +52,6 @@ afterAll(async () => { await stack?.stop(); }, 60_000);
 
 const T = 20_000; // per-test timeout
 
-async function waitUntil<T>(fn: () => T | undefined | false, what = 'condition', timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // realtime-js clients ---------------------------------------------------------
 const jsClients: RealtimeClient[] = [];

@@ -16,6 +16,9 @@ import { PLANS, quotasFrom, type Quotas } from '../twin/realtime/quotas.js';
 import type { PrivateOnly } from '../twin/realtime/hub.js';
 import { readSettings } from '../api/config/settings.js';
 import { startBlankTwin, type BlankTwin } from './support/blank-twin.js';
+import { waitUntil as waitFor } from './support/wait.js';
+const waitUntil = <V>(fn: () => V | undefined | false | Promise<V | undefined | false>, what = 'condition', timeoutMs = 20_000) =>
+  waitFor(fn, what, timeoutMs, 50);
 
 const API_KEY = 'quota-test-key';
 const JWT_SECRET = 'quota-test-secret-of-at-least-thirty-two-characters';
@@ -45,16 +48,6 @@ async function stand(quotas: Partial<Quotas> = {}, privateOnly?: PrivateOnly): P
   return { rt, logs };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function waitUntil<V>(fn: () => V | undefined | false | Promise<V | undefined | false>, what: string, timeoutMs = 20_000): Promise<V> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 type Msg = { topic?: string; event?: string; payload?: any; ref?: unknown };
 const raws: RawClient[] = [];
