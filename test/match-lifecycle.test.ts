@@ -16,7 +16,6 @@
 //   replays the whole match.
 // No timed assertion: every wait is for an event or a condition (bounded only so a failure
 // ends).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -27,9 +26,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyGameFile } from '../api/config/apply.js';
 import { asAdmin } from '../api/db/admin.js';
 import { createClient, type ManetteClient, type Partie, type ShippedRules } from '../sdk/src/index.js';
-import { client, freshDatabase, query, twinAdminUrlOf } from './support/harness.js';
+import { client, freshDatabase, query } from './support/harness.js';
 import { runManetteJson } from './support/manette-cli.js';
-import { freePort } from './support/net.js';
+import { startManette, stopManette, type ManetteProcess } from './support/manette-process.js';
 
 const WIDE = { elo_ecart_initial: 10000 };
 const GAME = {
@@ -52,8 +51,7 @@ let dir: string;
 let databaseUrl: string;
 let apiKey: string;
 let base: string;
-let proc: ChildProcess | undefined;
-let log = '';
+let server: ManetteProcess | undefined;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'manette-lifecycle-'));
@@ -62,47 +60,14 @@ beforeAll(async () => {
   const file = path.join(dir, 'game.json');
   await writeFile(file, JSON.stringify(GAME));
   apiKey = (await applyGameFile(databaseUrl, file)).api_key;
-  const port = await freePort();
-  proc = spawn(process.execPath, ['bin/manette.js', 'start'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      MANETTE_REALTIME_DATABASE_URL: twinAdminUrlOf(databaseUrl),
-      PORT: String(port), HOST: '127.0.0.1',
-      MANETTE_DATA_DIR: path.join(dir, 'data'),
-      MANETTE_WORKERS: '1',
-      MANETTE_RATE_LIMIT_RPS: '100000', MANETTE_RATE_LIMIT_BURST: '100000',
-      MANETTE_ARGON2_MEMORY_KIB: '1024', MANETTE_ARGON2_ITERATIONS: '1',
-      MANETTE_REALTIME_PORT: '0',
-      LOG_LEVEL: 'warn',
-    },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner after 90 s:\n${log}`)), 90_000);
-    const onData = (d: Buffer) => {
-      log += d.toString();
-      const m = /API\s+(http\S+)/.exec(log);
-      if (m && /(Base|Database)\s+DATABASE_URL/.test(log)) { clearTimeout(timer); resolve(m[1]!); }
-    };
-    proc!.stdout!.on('data', onData);
-    proc!.stderr!.on('data', onData);
-    proc!.on('exit', (code) => { clearTimeout(timer); reject(new Error(`manette start exited ${code}:\n${log}`)); });
-  });
+  server = await startManette(databaseUrl, path.join(dir, 'data'), { MANETTE_WORKERS: '1' });
+  base = server.base;
 }, 180_000);
 
 const realtimeClients: RealtimeClient[] = [];
 afterAll(async () => {
   await Promise.all(realtimeClients.map(async (c) => { await c.removeAllChannels(); c.disconnect(); }));
-  const p = proc;
-  if (p && p.exitCode === null && p.signalCode === null) {
-    await new Promise<void>((resolve) => {
-      const kill = setTimeout(() => { try { process.kill(-p.pid!, 'SIGKILL'); } catch { /* gone */ } }, 10_000);
-      p.once('exit', () => { clearTimeout(kill); resolve(); });
-      try { process.kill(-p.pid!, 'SIGTERM'); } catch { resolve(); }
-    });
-  }
+  if (server) await stopManette(server.proc);
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -113,7 +78,7 @@ async function waitFor<V>(check: () => Promise<V | undefined | false> | V | unde
   for (;;) {
     const v = await check();
     if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${log}`);
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${server?.out() ?? ''}`);
     await sleep(25);
   }
 }

@@ -6,7 +6,6 @@
 // on the same expiries, which are applied exactly once each (one history row per expired
 // turn). No timed assertion: every wait is for an event or a condition (bounded only so a
 // failure ends); the game file's delays are small (1 s).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,8 +15,8 @@ import { RealtimeClient, type RealtimeChannel, type RealtimeClientOptions } from
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyGameFile } from '../api/config/apply.js';
 import { parseGameConfig } from '../api/config/game-config.js';
-import { client, freshDatabase, query, twinAdminUrlOf } from './support/harness.js';
-import { freePort } from './support/net.js';
+import { client, freshDatabase, query } from './support/harness.js';
+import { startManette, stopManette, type ManetteProcess } from './support/manette-process.js';
 
 const GAME = {
   jeu: 'timers', nom: 'Timers',
@@ -33,46 +32,14 @@ const GAME = {
 let dir: string;
 let databaseUrl: string;
 let apiKey: string;
-const procs: ChildProcess[] = [];
 const bases: string[] = [];
-const logs: string[] = [];
+const running: ManetteProcess[] = [];
 
-/** `manette start` against DATABASE_URL, with its own local Realtime; resolves with its base URL once it prints its banner. */
+/** `manette start` number `n` on the test's database; resolves with its base URL. */
 async function startProcess(n: number): Promise<string> {
-  const port = await freePort();
-  const proc = spawn(process.execPath, ['bin/manette.js', 'start'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      MANETTE_REALTIME_DATABASE_URL: twinAdminUrlOf(databaseUrl),
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      MANETTE_DATA_DIR: path.join(dir, `data-${n}`),
-      MANETTE_WORKERS: '1',
-      MANETTE_RATE_LIMIT_RPS: '100000',
-      MANETTE_RATE_LIMIT_BURST: '100000',
-      MANETTE_ARGON2_MEMORY_KIB: '1024',
-      MANETTE_ARGON2_ITERATIONS: '1',
-      MANETTE_REALTIME_PORT: '0',
-      LOG_LEVEL: 'warn',
-    },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  procs.push(proc);
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`process ${n}: no banner after 90 s:\n${out}`)), 90_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      logs[n] = out;
-      const m = /API\s+(http\S+)/.exec(out);
-      if (m && /(Base|Database)\s+DATABASE_URL/.test(out)) { clearTimeout(timer); resolve(m[1]!); }
-    };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    proc.on('exit', (code) => { clearTimeout(timer); reject(new Error(`process ${n} exited ${code}:\n${out}`)); });
-  });
+  const r = await startManette(databaseUrl, path.join(dir, `data-${n}`), { MANETTE_WORKERS: '1' });
+  running[n] = r;
+  return r.base;
 }
 
 beforeAll(async () => {
@@ -91,12 +58,7 @@ const realtimeClients: RealtimeClient[] = [];
 afterAll(async () => {
   await Promise.all(realtimeClients.map(async (c) => { await c.removeAllChannels(); c.disconnect(); }));
   // SIGTERM: each process stops its sweep, then its pool, cleanly.
-  await Promise.all(procs.map((p) => new Promise<void>((resolve) => {
-    if (p.exitCode !== null || p.signalCode !== null) return resolve();
-    const kill = setTimeout(() => { try { process.kill(-p.pid!, 'SIGKILL'); } catch { /* gone */ } }, 10_000);
-    p.once('exit', () => { clearTimeout(kill); resolve(); });
-    try { process.kill(-p.pid!, 'SIGTERM'); } catch { resolve(); }
-  })));
+  await Promise.all(running.map((r) => stopManette(r.proc)));
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -107,7 +69,7 @@ async function waitFor<V>(check: () => Promise<V | undefined | false> | V | unde
   for (;;) {
     const v = await check();
     if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${logs.join('\n')}`);
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${running.map((r) => r.out()).join('\n')}`);
     await sleep(50);
   }
 }
@@ -300,11 +262,11 @@ describe('turn timers across two API processes', () => {
   }, 60_000);
 
   it('a process stopped by SIGTERM stops its sweep first and exits cleanly', async () => {
-    const proc = procs[1]!;
+    const proc = running[1]!.proc;
     const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
     process.kill(-proc.pid!, 'SIGTERM');
     expect(await exited).toBe(0);
-    expect(logs[1]).not.toMatch(/sweep of expired turns failed/);
+    expect(running[1]!.out()).not.toMatch(/sweep of expired turns failed/);
     // The other process still sweeps alone: a new match still ends by timeout.
     const { id, seats: [away, waiting] } = await match('abandon', [bases[0]!, bases[0]!]);
     await waitFor(async () => (await query<{ status: string }>(databaseUrl, 'select status from manette.matches where id = $1', [id]))[0]!.status === 'terminee',

@@ -4,15 +4,14 @@
 // join, leave and join again, so entries change under the formers' feet. Every player
 // must end in exactly one full room, every room must have exactly four players in two
 // balanced teams of two, and no request may fail.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyGameFile } from '../api/config/apply.js';
-import { freshDatabase, twinAdminUrlOf } from './support/harness.js';
-import { freePort } from './support/net.js';
+import { freshDatabase } from './support/harness.js';
+import { startManette, stopManette, type ManetteProcess } from './support/manette-process.js';
 
 const PLAYERS = 200;
 const MODE = { equipes: 2, joueurs_par_equipe: 2, regles: 'tour_par_tour', elo_ecart_initial: 100, elo_elargissement_par_s: 100 };
@@ -20,47 +19,14 @@ const MODE = { equipes: 2, joueurs_par_equipe: 2, regles: 'tour_par_tour', elo_e
 let dir: string;
 let databaseUrl: string;
 let apiKey: string;
-const procs: ChildProcess[] = [];
 const bases: string[] = [];
-const logs: string[] = [];
+const running: ManetteProcess[] = [];
 
-/** `manette start` against DATABASE_URL; resolves with its base URL once it prints its banner. */
+/** `manette start` number `n` on the test's database; resolves with its base URL. */
 async function startProcess(n: number): Promise<string> {
-  const port = await freePort();
-  const proc = spawn(process.execPath, ['bin/manette.js', 'start'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      // The local Realtime reads realtime.messages as hosted Realtime does, as the superuser.
-      MANETTE_REALTIME_DATABASE_URL: twinAdminUrlOf(databaseUrl),
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      MANETTE_DATA_DIR: path.join(dir, `data-${n}`),
-      MANETTE_RATE_LIMIT_RPS: '100000',
-      MANETTE_RATE_LIMIT_BURST: '100000',
-      MANETTE_ARGON2_MEMORY_KIB: '1024',
-      MANETTE_ARGON2_ITERATIONS: '1',
-      MANETTE_REALTIME_PORT: '0',
-      MANETTE_DB_POOL_SIZE: '20',
-      LOG_LEVEL: 'warn',
-    },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  procs.push(proc);
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`process ${n}: no banner after 90 s:\n${out}`)), 90_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      logs[n] = out;
-      const m = /API\s+(http\S+)/.exec(out);
-      if (m && /(Base|Database)\s+DATABASE_URL/.test(out)) { clearTimeout(timer); resolve(m[1]!); }
-    };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    proc.on('exit', (code) => { clearTimeout(timer); reject(new Error(`process ${n} exited ${code}:\n${out}`)); });
-  });
+  const r = await startManette(databaseUrl, path.join(dir, `data-${n}`), { MANETTE_DB_POOL_SIZE: '20' });
+  running[n] = r;
+  return r.base;
 }
 
 beforeAll(async () => {
@@ -78,12 +44,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await Promise.all(procs.map((p) => new Promise<void>((resolve) => {
-    if (p.exitCode !== null || p.signalCode !== null) return resolve();
-    const kill = setTimeout(() => { try { process.kill(-p.pid!, 'SIGKILL'); } catch { /* gone */ } }, 10_000);
-    p.once('exit', () => { clearTimeout(kill); resolve(); });
-    try { process.kill(-p.pid!, 'SIGTERM'); } catch { resolve(); }
-  })));
+  await Promise.all(running.map((r) => stopManette(r.proc)));
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -197,6 +158,6 @@ describe('matchmaking across two API processes', () => {
   }, 150_000);
 
   it('logged no server error in either process', () => {
-    expect(logs.join('\n')).not.toMatch(/"level":(50|60)/);
+    expect(running.map((r) => r.out()).join('\n')).not.toMatch(/"level":(50|60)/);
   });
 });
