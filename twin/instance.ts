@@ -8,7 +8,11 @@ import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { processAlive, processCmdline, processIdentity } from './procs.js';
 
-export interface InstanceInfo { pid: number; baseUrl: string; databaseUrl: string; embedded: boolean; identity?: string }
+export interface InstanceInfo {
+  pid: number; baseUrl: string; databaseUrl: string; embedded: boolean; identity?: string;
+  /** The local Realtime stand-in's URL (the studio console listens to it). */
+  realtimeUrl?: string;
+}
 
 function lockFile(dataDir: string) {
   return path.join(dataDir, 'manette.lock');

@@ -1,6 +1,6 @@
 // The `manette` command. One file per command under commands/: start and apply; init,
 // test, supabase-migrations and supabase-function for a studio's folder; the admin
-// commands (import, rows, keys, players, match). Texts follow the user's locale (locale.ts).
+// commands (import, rows, keys, players, match); console, the studio console. Texts follow the user's locale (locale.ts).
 import { Command } from 'commander';
 import { z } from 'zod';
 import { cliLang } from './locale.js';
@@ -18,6 +18,7 @@ import { registerInit } from './commands/init.js';
 import { registerTest } from './commands/test.js';
 import { registerSupabaseMigrations } from './commands/supabase-migrations.js';
 import { registerSupabaseFunction } from './commands/supabase-function.js';
+import { registerConsole } from './commands/console.js';
 
 const lang = cliLang();
 z.config(lang === 'fr' ? z.locales.fr() : z.locales.en());
@@ -41,6 +42,7 @@ registerInit(program, ctx);
 registerTest(program, ctx);
 registerSupabaseMigrations(program, ctx);
 registerSupabaseFunction(program, ctx);
+registerConsole(program, ctx);
 
 await program.parseAsync(process.argv);
 // A finished command exits now, whatever handles a library left open.

@@ -36,27 +36,52 @@ export interface AdminClient {
  */
 export async function asAdmin<T>(databaseUrl: string, fn: (client: AdminClient) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: databaseUrl });
-  const operator = operatorName();
   await client.connect();
-  const admin: AdminClient = {
-    async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]) {
-      // A client cut off between two messages must not leave its transaction open for long.
-      // manette.operator: who, for the audit rows this transaction may write.
-      await client.query(`begin; set local role ${ADMIN_ROLE}; set local idle_in_transaction_session_timeout = 60000; `
-        + `select set_config('manette.operator', ${client.escapeLiteral(operator)}, true)`);
-      try {
-        const result = await client.query<R>(text, values);
-        await client.query('commit');
-        return result;
-      } catch (err) {
-        await client.query('rollback').catch(() => {});
-        throw err;
-      }
-    },
-  };
   try {
-    return await fn(admin);
+    return await fn(adminOn(() => Promise.resolve(client), operatorName()));
   } finally {
     await client.end();
   }
+}
+
+/** A connection lent for one admin transaction, given back (or destroyed) afterwards. */
+type Lend = () => Promise<pg.ClientBase & { release?: (destroy?: boolean) => void }>;
+
+/** Each query in its own transaction, as manette_admin, with `operator` for the audit rows. */
+function adminOn(lend: Lend, operator: string): AdminClient {
+  return {
+    async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]) {
+      const client = await lend();
+      let broken = false;
+      try {
+        // A client cut off between two messages must not leave its transaction open for long.
+        // manette.operator: who, for the audit rows this transaction may write.
+        await client.query(`begin; set local role ${ADMIN_ROLE}; set local idle_in_transaction_session_timeout = 60000; `
+          + `select set_config('manette.operator', ${client.escapeLiteral(operator)}, true)`);
+        try {
+          const result = await client.query<R>(text, values);
+          await client.query('commit');
+          return result;
+        } catch (err) {
+          await client.query('rollback').catch(() => { broken = true; });
+          throw err;
+        }
+      } catch (err) {
+        broken ||= !(err as { code?: string }).code; // no SQLSTATE: the connection itself failed
+        throw err;
+      } finally {
+        client.release?.(broken);
+      }
+    },
+  };
+}
+
+/** A long-lived admin client over a small pool (the studio console): same transactions as asAdmin. */
+export interface AdminPool extends AdminClient { end(): Promise<void> }
+
+export function createAdminPool(databaseUrl: string, opts: { operator?: string; max?: number } = {}): AdminPool {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: opts.max ?? 4, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 });
+  pool.on('error', () => { /* a dropped idle connection: the next query opens another */ });
+  const admin = adminOn(() => pool.connect(), opts.operator ?? operatorName());
+  return { query: admin.query, end: () => pool.end() };
 }

@@ -44,7 +44,10 @@ export function registerStart(program: Command, ctx: CommandContext): void {
         process.exit(1);
       }
       ctx.serving = true;
-      await lock.publish({ baseUrl: service.baseUrl, databaseUrl: service.databaseUrl, embedded: !settings.DATABASE_URL });
+      await lock.publish({
+        baseUrl: service.baseUrl, databaseUrl: service.databaseUrl, embedded: !settings.DATABASE_URL,
+        realtimeUrl: settings.MANETTE_REALTIME_URL ? undefined : service.realtimeUrl,
+      });
       const game = service.game;
       const origin = new URL(service.baseUrl).origin;
       const fr = lang === 'fr';

@@ -1,0 +1,45 @@
+// A console endpoint: its path under /api, zod schemas for what it takes, and a handler
+// that makes one call of a manette_admin.* function (the same as the CLI's). Writes need
+// the session's CSRF token; every write is audited by the SQL function it calls.
+import type { z } from 'zod';
+import type { Settings } from '../../api/config/settings.js';
+import type { AdminPool } from '../../api/db/admin.js';
+import type { Lang } from '../../api/http/messages.js';
+import type { RealtimeSigner } from '../../api/security/realtime-token.js';
+
+export interface ConsoleDeps {
+  db: AdminPool;
+  settings: Settings;
+  /** The terminal's language (the page may choose another). */
+  lang: Lang;
+  /** Who the audit rows name (MANETTE_OPERATOR, else <OS user>@<host>). */
+  operator: string;
+  /** The game file given with --jeu (or the project's): the panel editor writes it. */
+  gameFile?: string;
+  /** Realtime for live pages: the URL and key games use, and what signs the console's token. */
+  realtime?: { url: string; key: string; signer: RealtimeSigner };
+}
+
+export interface ConsoleInput<B, Q, P> { body: B; query: Q; params: P; deps: ConsoleDeps; lang: Lang }
+
+export interface ConsoleRoute<B = unknown, Q = unknown, P = unknown> {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** Express path under /api, e.g. /games/:jeu/keys */
+  path: string;
+  body?: z.ZodType<B>;
+  query?: z.ZodType<Q>;
+  params?: z.ZodType<P>;
+  /** The largest body accepted (default 1 MB; a CSV import takes more). */
+  bodyLimit?: string;
+  /** Returns the `data` of `{ok: true, data}`. */
+  handler(input: ConsoleInput<B, Q, P>): Promise<unknown>;
+}
+
+export function consoleRoute<B = undefined, Q = undefined, P = undefined>(def: ConsoleRoute<B, Q, P>): ConsoleRoute<B, Q, P> {
+  return def;
+}
+
+/** One `select manette_admin.<fn>(...) as r` as manette_admin; returns r. */
+export async function adminCall<T = unknown>(deps: ConsoleDeps, sql: string, values: unknown[]): Promise<T> {
+  return (await deps.db.query(sql, values)).rows[0].r as T;
+}
