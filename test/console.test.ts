@@ -13,6 +13,7 @@ import type { Browser } from 'playwright-core';
 import { startTestApp, type TestApp } from './support/harness.js';
 import { startTestConsole, type TestConsole } from './support/console.js';
 import { haveBrowser, launchBrowser, warnIfNoBrowser } from './support/browser.js';
+import { CONSOLE_ROUTES } from '../console/server/routes/index.js';
 
 let app: TestApp;
 let con: TestConsole;
@@ -88,6 +89,36 @@ describe('the session', () => {
     const s = await con.session();
     expect((await s.fetch('/api/logout', { method: 'POST', body: '{}' })).status).toBe(200);
     expect((await s.fetch('/api/games')).status).toBe(401);
+  });
+});
+
+describe('every endpoint', () => {
+  /** A route's path with its parameters filled in (a game that exists, ids that may not). */
+  const filled = (p: string) => `/api${p.replace(':jeu', 'console-door').replace(/:(\w+)/g, '00000000-0000-4000-8000-000000000000')}`;
+
+  it('answers nothing without the session (401), whatever its method', async () => {
+    expect(CONSOLE_ROUTES.length).toBeGreaterThan(0);
+    for (const route of CONSOLE_ROUTES) {
+      const res = await fetch(`${con.origin}${filled(route.path)}`, {
+        method: route.method.toUpperCase(), headers: { 'content-type': 'application/json' },
+        body: route.method === 'get' ? undefined : '{}',
+      });
+      expect(res.status, `${route.method} ${route.path}`).toBe(401);
+      expect(await res.json()).toMatchObject({ ok: false, error: 'console_session_required' });
+    }
+  });
+
+  it('refuses every write without the CSRF token (403), before doing anything', async () => {
+    const s = await con.session();
+    const audit = async () => (await app.sql<{ n: string }>('select count(*) as n from manette.admin_audit'))[0]!.n;
+    const before = await audit();
+    for (const route of CONSOLE_ROUTES.filter((r) => r.method !== 'get')) {
+      const res = await fetch(`${con.origin}${filled(route.path)}`, {
+        method: route.method.toUpperCase(), headers: { cookie: s.cookie, 'content-type': 'application/json' }, body: '{}',
+      });
+      expect(res.status, `${route.method} ${route.path}`).toBe(403);
+    }
+    expect(await audit()).toBe(before);
   });
 });
 
