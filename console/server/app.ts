@@ -11,17 +11,12 @@ import { z } from 'zod';
 import { describeFailure } from '../../api/cli/output.js';
 import type { Lang } from '../../api/http/messages.js';
 import { ConsoleAuth, cookieValue, sameToken, SESSION_COOKIE, type ConsoleSession } from './auth.js';
-import type { ConsoleDeps, ConsoleRoute } from './route.js';
+import { ConsoleError, type ConsoleDeps, type ConsoleRoute } from './route.js';
 import { CONSOLE_ROUTES } from './routes/index.js';
 
 export const CONSOLE_DIST = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 
-/** An error the console answers with a status and a code (the page shows `message`). */
-export class ConsoleError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string, readonly details?: { champ: string; message: string }[]) {
-    super(message);
-  }
-}
+export { ConsoleError } from './route.js';
 
 const LOOPBACK = ['127.0.0.1', 'localhost', '[::1]'];
 

@@ -35,6 +35,13 @@ export interface ConsoleRoute<B = unknown, Q = unknown, P = unknown> {
   handler(input: ConsoleInput<B, Q, P>): Promise<unknown>;
 }
 
+/** An error the console answers with a status and a code (the page shows `message`). */
+export class ConsoleError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string, readonly details?: { champ: string; message: string }[]) {
+    super(message);
+  }
+}
+
 export function consoleRoute<B = undefined, Q = undefined, P = undefined>(def: ConsoleRoute<B, Q, P>): ConsoleRoute<B, Q, P> {
   return def;
 }

@@ -36,8 +36,13 @@ export async function startTestConsole(opts: {
       const page = await context.newPage();
       await page.addInitScript((l) => localStorage.setItem('manette-console-lang', l), lang);
       await page.goto(latest);
-      if (hash) await page.goto(`${running.origin}/${hash}`);
-      await page.locator('.shell').waitFor();
+      // The shell first shows the first game; then the view asked for.
+      await page.locator('.shell h1').waitFor();
+      if (hash) {
+        await page.evaluate((h) => { location.hash = h; }, hash);
+        const [, jeu, id] = /^#\/([^/]+)\/([^/?]+)/.exec(hash) ?? [];
+        if (jeu && id) await page.locator(`.menu a[href^="#/${jeu}/${id}"][aria-current="page"]`).waitFor();
+      }
       return page;
     },
     async session() {
