@@ -273,6 +273,24 @@ describe.skipIf(!haveBrowser)('the editor in Chromium', () => {
     await page.close();
   });
 
+  it('a file whose panel alone differs (edited by hand): the page starts from the file; saving applies it, audited with the database\'s panel as avant', async () => {
+    const text = await readFile(gameFile, 'utf8');
+    await writeFile(gameFile, text.replace('"police": "Inter"', '"police": "Georgia, serif"'));
+    const dbPanel = (await dbState()).config.panel;
+    const page = await openPanels(con, ctx, 'en');
+    await page.locator('[data-state="panel-differs"]').waitFor();
+    expect(await page.locator('#panel\\.theme\\.police').inputValue()).toBe('Georgia, serif');
+    await expect.poll(() => inPreview(page, 'login-en', 'h2', 'font-family')).toBe('Georgia, serif');
+    await page.getByRole('button', { name: 'Save to the file and apply' }).click();
+    await page.locator('[data-saved]').waitFor();
+    await page.locator('[data-state="in-step"]').waitFor();
+    const after = await dbState();
+    expect((after.config.panel as any).theme.police).toBe('Georgia, serif');
+    expect(after.audit.at(-1)).toMatchObject({ command: 'panel save', details: { avant: dbPanel } });
+    expect(JSON.parse(await readFile(gameFile, 'utf8')).panel.theme.police).toBe('Georgia, serif');
+    await page.close();
+  });
+
   it('an invalid value: the field\'s error is shown, nothing is written', async () => {
     const page = await openPanels(con, ctx, 'fr');
     await page.locator('[data-state="in-step"]').waitFor();
@@ -342,7 +360,7 @@ describe('without a file of this game', () => {
       expect(JSON.parse(`{${await page.evaluate(() => navigator.clipboard.readText())}}`)).toEqual(json);
       if (state === 'other-game') {
         expect(await page.locator('[data-state="other-game"]').textContent()).toContain('panels-other');
-        await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'console-panels-paste.png'), fullPage: false });
+        await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'console-panels-paste.png'), fullPage: true });
       }
       await page.close();
     }

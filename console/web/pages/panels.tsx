@@ -215,8 +215,11 @@ function TextsEditor({ state, draft, set, errors }: { state: PanelState; draft: 
     if (value === undefined || value === '') delete textes[key]; else textes[key] = value;
     set({ ...draft, textes });
   };
-  const server = Object.keys(state.defauts.textes.fr);
-  const sdk = Object.keys(DEFAULT_TEXTS.fr).filter((k) => !server.includes(k));
+  // In the order of docs/sdk.md (the SDK's list); keys the server adds later come after.
+  const order = Object.keys(DEFAULT_TEXTS.fr);
+  const serverKeys = Object.keys(state.defauts.textes.fr);
+  const server = [...order.filter((k) => serverKeys.includes(k)), ...serverKeys.filter((k) => !order.includes(k))];
+  const sdk = order.filter((k) => !server.includes(k));
   const extra = Object.keys(draft.textes).filter((k) => !server.includes(k) && !sdk.includes(k));
   const row = (key: string, own: boolean) => {
     const id = `panel.textes.${key}`;
@@ -249,9 +252,9 @@ function TextsEditor({ state, draft, set, errors }: { state: PanelState; draft: 
         en: 'A text set here replaces the default in French AND in English: GET /panel gives the game’s texts to every language. Leave a text empty to keep the default of each language (shown under it). Placeholders in braces ({position}, {code_salon}, {pseudo}, {pseudos}) are filled in by the SDK.',
         fr: 'Un texte saisi ici remplace le défaut en français ET en anglais : GET /panel donne les textes du jeu à toutes les langues. Laisse un texte vide pour garder le défaut de chaque langue (affiché dessous). Les marques entre accolades ({position}, {code_salon}, {pseudo}, {pseudos}) sont remplies par le SDK.',
       }, { position: '{position}', code_salon: '{code_salon}', pseudo: '{pseudo}', pseudos: '{pseudos}' })}</p>
-      <div class="pn-rows">{server.map((k) => row(k, false))}</div>
+      <div class="pn-rows pn-stacked">{server.map((k) => row(k, false))}</div>
       <h3>{t({ en: 'The SDK’s own texts (a game may set them too)', fr: 'Textes propres au SDK (un jeu peut aussi les fixer)' })}</h3>
-      <div class="pn-rows">{sdk.map((k) => row(k, false))}{extra.map((k) => row(k, true))}</div>
+      <div class="pn-rows pn-stacked">{sdk.map((k) => row(k, false))}{extra.map((k) => row(k, true))}</div>
     </>
   );
 }
