@@ -1,4 +1,301 @@
-// The panel page's endpoints (to be written).
-import type { ConsoleRoute } from '../route.js';
+// The Panels page's endpoints. The config stays code: the editor never writes the panel to
+// the database alone. It writes the `panel` part of the game file the console was given
+// (--jeu, else the project's) and applies that file in the same step, the way
+// `manette apply` does; without a file of this game it only shows the JSON to paste.
+//   GET  /games/:jeu/panel            → manette_admin.console_panel + the game file's state
+//   PUT  /games/:jeu/panel            → the file with the new panel, manette_admin.panel_apply
+//                                       (audited `panel save`), then the file written
+//   POST /games/:jeu/panel/apply-file → the file unchanged, manette_admin.game_file_apply
+//                                       (audited `apply`)
+// The file and the database never disagree silently: GET says whether they agree (en_phase)
+// and on which parts they differ; a save is refused when they differ outside the panel
+// (game_file_differs: apply the file as it is first) or when the file changed on disk since
+// the page read it (game_file_changed, by its sha-256 `version`).
+import { createHash, randomBytes } from 'node:crypto';
+import { readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { canonicalJson } from '../../../api/canonical-json.js';
+import { parseGameConfig, type GameConfig } from '../../../api/config/game-config.js';
+import { messageFor, type Lang } from '../../../api/http/messages.js';
+import { newApiKey } from '../../../api/security/tokens.js';
+import { ConsoleError } from '../app.js';
+import { adminCall, consoleRoute, type ConsoleDeps, type ConsoleRoute } from '../route.js';
 
-export const panelRoutes: ConsoleRoute<any, any, any>[] = [];
+type Json = Record<string, unknown>;
+
+/** What manette_admin.console_panel answers. */
+interface ConsolePanel {
+  jeu: string;
+  panel: { theme?: Json; textes?: Json } | null;
+  effectif: unknown;
+  defauts: unknown;
+  config: Json;
+}
+
+/** The game file as the page sees it. */
+export interface FileState {
+  chemin: string;
+  /** sha-256 of the file's bytes: a save or an apply names the version it was shown. */
+  version: string | null;
+  /** The file's `jeu` (null when unreadable). */
+  jeu: string | null;
+  /** The file's `panel` part, as written in it. */
+  panel: unknown;
+  meme_jeu: boolean;
+  /** The file, parsed as `manette apply` parses it, equals the stored config. */
+  en_phase: boolean;
+  /** The top-level parts where the file and the database differ (panel included). */
+  parties_differentes: string[];
+  /** The file cannot be read, is not JSON, or is not a valid game file. */
+  erreur: { code: string; message: string } | null;
+}
+
+const say = (lang: Lang, en: string, fr: string) => (lang === 'fr' ? fr : en);
+const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
+
+/** Top-level keys of two configs whose values differ, sorted (as config_parts_differing). */
+function partsDiffering(a: Json, b: Json): string[] {
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])]
+    .filter((k) => canonicalJson(a[k] ?? null) !== canonicalJson(b[k] ?? null)).sort();
+}
+
+/** The file's lines `  path: message` of parseGameConfig's error, as {champ, message}. */
+function fileIssues(error: string): { champ: string; message: string }[] {
+  return error.split('\n').slice(1).map((line) => {
+    const m = /^ {2}(\S+?): (.*)$/s.exec(line);
+    return m ? { champ: m[1]!, message: m[2]! } : { champ: '(racine)', message: line.trim() };
+  });
+}
+
+interface ReadFile { bytes: Buffer; text: string; raw: unknown; version: string }
+
+async function readRaw(file: string, lang: Lang): Promise<ReadFile> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (err) {
+    throw new ConsoleError(409, 'game_file_unreadable', say(lang, `The game file cannot be read: ${file} (${(err as Error).message})`,
+      `Le fichier du jeu est illisible : ${file} (${(err as Error).message})`));
+  }
+  const text = bytes.toString('utf8');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new ConsoleError(409, 'game_file_invalid_json', say(lang, `${file} is not valid JSON: ${(err as Error).message}`,
+      `${file} n’est pas du JSON valide : ${(err as Error).message}`));
+  }
+  return { bytes, text, raw, version: sha256(bytes) };
+}
+
+async function fileState(file: string, stored: Json, jeu: string, lang: Lang): Promise<FileState> {
+  const state: FileState = { chemin: file, version: null, jeu: null, panel: null, meme_jeu: false, en_phase: false, parties_differentes: [], erreur: null };
+  let read: ReadFile;
+  try {
+    read = await readRaw(file, lang);
+  } catch (err) {
+    const e = err as ConsoleError;
+    return { ...state, erreur: { code: e.code, message: e.message } };
+  }
+  state.version = read.version;
+  const raw = (read.raw && typeof read.raw === 'object' && !Array.isArray(read.raw) ? read.raw : {}) as Json;
+  state.jeu = typeof raw.jeu === 'string' ? raw.jeu : null;
+  state.panel = raw.panel ?? null;
+  state.meme_jeu = state.jeu === jeu;
+  const parsed = parseGameConfig(read.raw, lang);
+  if (!parsed.ok) return { ...state, erreur: { code: 'invalid_game_file', message: parsed.error } };
+  state.parties_differentes = partsDiffering(parsed.config as Json, stored);
+  state.en_phase = state.meme_jeu && state.parties_differentes.length === 0;
+  return state;
+}
+
+/**
+ * The file's text with its top-level `key` set to `value`, everything else as it was
+ * (spacing, other keys and their order): the value's span replaced, or the key added
+ * last. `undefined` when the text is not a JSON object this can edit.
+ */
+export function withTopLevelValue(text: string, key: string, value: unknown): string | undefined {
+  let i = 0;
+  const ws = () => { while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++; };
+  const str = () => {
+    const start = i++;
+    while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    i++;
+    return JSON.parse(text.slice(start, i)) as string;
+  };
+  const skipValue = () => {
+    if (text[i] === '"') { str(); return; }
+    if (text[i] === '{' || text[i] === '[') {
+      let depth = 0;
+      do {
+        const c = text[i];
+        if (c === '"') { str(); continue; }
+        if (c === '{' || c === '[') depth++;
+        else if (c === '}' || c === ']') depth--;
+        i++;
+      } while (depth > 0 && i < text.length);
+      return;
+    }
+    while (i < text.length && !',}] \t\n\r'.includes(text[i]!)) i++;
+  };
+  ws();
+  if (text[i] !== '{') return undefined;
+  const open = i++;
+  let found: { start: number; end: number; lineStart: number } | undefined;
+  let lastEnd = -1;
+  let firstKeyAt = -1;
+  for (;;) {
+    ws();
+    if (text[i] === '}') break;
+    if (text[i] !== '"') return undefined;
+    const keyAt = i;
+    if (firstKeyAt < 0) firstKeyAt = keyAt;
+    const name = str();
+    ws();
+    if (text[i++] !== ':') return undefined;
+    ws();
+    const start = i;
+    skipValue();
+    if (name === key) found = { start, end: i, lineStart: text.lastIndexOf('\n', keyAt) + 1 };
+    lastEnd = i;
+    ws();
+    if (text[i] === ',') { i++; continue; }
+    if (text[i] === '}') break;
+    return undefined;
+  }
+  const close = i;
+  const indentAt = (at: number) => /^[ \t]*/.exec(text.slice(text.lastIndexOf('\n', at - 1) + 1))![0];
+  if (found) {
+    const indent = /^[ \t]*/.exec(text.slice(found.lineStart))![0];
+    const json = JSON.stringify(value, null, 2).replace(/\n/g, `\n${indent}`);
+    return text.slice(0, found.start) + json + text.slice(found.end);
+  }
+  if (lastEnd < 0) {
+    const json = JSON.stringify(value, null, 2).replace(/\n/g, '\n  ');
+    return `${text.slice(0, open + 1)}\n  ${JSON.stringify(key)}: ${json}\n${text.slice(close)}`;
+  }
+  const indent = indentAt(firstKeyAt);
+  const json = JSON.stringify(value, null, 2).replace(/\n/g, `\n${indent}`);
+  return `${text.slice(0, lastEnd)},\n${indent}${JSON.stringify(key)}: ${json}${text.slice(lastEnd)}`;
+}
+
+/** The new file text: the panel spliced in when possible, else the whole file with 2 spaces. */
+function newFileText(read: ReadFile, raw: Json): string {
+  const spliced = withTopLevelValue(read.text, 'panel', raw.panel);
+  let text = spliced !== undefined && (() => {
+    try { return canonicalJson(JSON.parse(spliced)) === canonicalJson(raw); } catch { return false; }
+  })() ? spliced : `${JSON.stringify(raw, null, 2)}\n`;
+  if (!text.endsWith('\n')) text += '\n';
+  return text;
+}
+
+/** The console's game file when it is this game's, else no_game_file. */
+async function ownFile(deps: ConsoleDeps, jeu: string, lang: Lang, version: string): Promise<{ file: string; read: ReadFile; raw: Json }> {
+  const file = deps.gameFile;
+  const none = (why: string) => new ConsoleError(409, 'no_game_file', why);
+  if (!file) {
+    throw none(say(lang, 'The console has no game file (manette console --jeu game.json): copy the JSON of the panel into your game file, then run manette apply.',
+      'La console n’a pas de fichier de jeu (manette console --jeu game.json) : copie le JSON du panneau dans ton fichier de jeu, puis lance manette apply.'));
+  }
+  const read = await readRaw(file, lang);
+  const raw = (read.raw && typeof read.raw === 'object' && !Array.isArray(read.raw) ? read.raw : {}) as Json;
+  if (raw.jeu !== jeu) {
+    throw none(say(lang, `The console’s game file (${file}) is the game’s “${String(raw.jeu)}”, not “${jeu}”: copy the JSON of the panel into this game’s file.`,
+      `Le fichier de jeu de la console (${file}) est celui du jeu « ${String(raw.jeu)} », pas de « ${jeu} » : copie le JSON du panneau dans le fichier de ce jeu.`));
+  }
+  if (read.version !== version) {
+    throw new ConsoleError(409, 'game_file_changed', say(lang,
+      `${file} changed on disk since this page read it: nothing was written. Reload to see it.`,
+      `${file} a changé sur le disque depuis que cette page l’a lu : rien n’a été écrit. Recharge pour le voir.`));
+  }
+  return { file, read, raw };
+}
+
+function parsedOrThrow(raw: unknown, lang: Lang, edited: boolean): GameConfig {
+  const parsed = parseGameConfig(raw, lang);
+  if (!parsed.ok) {
+    throw new ConsoleError(400, 'validation_failed', edited
+      ? say(lang, 'The game file would be invalid: nothing was written.', 'Le fichier du jeu serait invalide : rien n’a été écrit.')
+      : say(lang, 'The game file is invalid: nothing was applied.', 'Le fichier du jeu est invalide : rien n’a été appliqué.'),
+    fileIssues(parsed.error));
+  }
+  return parsed.config;
+}
+
+/** One save or apply of the game file at a time in this console (two tabs, a double click). */
+let queue: Promise<unknown> = Promise.resolve();
+function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+  const run = queue.then(work, work);
+  queue = run.catch(() => {});
+  return run;
+}
+
+const Params = z.object({ jeu: z.string().min(1).max(63) });
+
+export const panelRoutes: ConsoleRoute<any, any, any>[] = [
+  consoleRoute({
+    method: 'get', path: '/games/:jeu/panel', params: Params,
+    async handler({ deps, params, lang }) {
+      const data = await adminCall<ConsolePanel>(deps, 'select manette_admin.console_panel($1) as r', [params.jeu]);
+      const fichier = deps.gameFile ? await fileState(deps.gameFile, data.config, params.jeu, lang) : null;
+      return { ...data, fichier };
+    },
+  }),
+
+  consoleRoute({
+    method: 'put', path: '/games/:jeu/panel', params: Params,
+    body: z.object({ panel: z.record(z.string(), z.unknown()), version: z.string().min(1) }),
+    handler: ({ deps, params, body, lang }) => oneAtATime(async () => {
+      const { file, read, raw } = await ownFile(deps, params.jeu, lang, body.version);
+      // The file's other keys kept, in their order; its panel replaced by the editor's.
+      const next: Json = { ...raw, panel: body.panel };
+      const config = parsedOrThrow(next, lang, true);
+      const stored = (await adminCall<ConsolePanel>(deps, 'select manette_admin.console_panel($1) as r', [params.jeu])).config;
+      const parts = partsDiffering(config as Json, stored).filter((p) => p !== 'panel');
+      if (parts.length > 0) {
+        throw new ConsoleError(409, 'game_file_differs', messageFor('game_file_differs', lang),
+          parts.map((champ) => ({ champ, message: say(lang, 'differs from the database', 'diffère de la base') })));
+      }
+      const text = newFileText(read, next);
+      // Written beside the file first, then renamed over it once the database has it.
+      const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+      const mode = (await stat(file)).mode & 0o777;
+      await writeFile(temp, text, { mode, flag: 'wx' });
+      let result: unknown;
+      try {
+        // Last look: an editor may have saved the file while this one was being prepared.
+        if (sha256(await readFile(file)) !== body.version) {
+          throw new ConsoleError(409, 'game_file_changed', say(lang, `${file} changed on disk meanwhile: nothing was written.`,
+            `${file} a changé sur le disque entre-temps : rien n’a été écrit.`));
+        }
+        result = await adminCall(deps, 'select manette_admin.panel_apply($1, $2::jsonb, $3, $4) as r',
+          [params.jeu, JSON.stringify(config), newApiKey(), file]);
+      } catch (err) {
+        await unlink(temp).catch(() => {});
+        throw err;
+      }
+      try {
+        await rename(temp, file);
+      } catch (err) {
+        throw new ConsoleError(500, 'game_file_write_failed', say(lang,
+          `The database has the new panel, but ${file} could not be replaced (${(err as Error).message}). `
+            + `The new file is ${temp}: move it over ${file}, or apply ${file} to go back.`,
+          `La base a le nouveau panneau, mais ${file} n’a pas pu être remplacé (${(err as Error).message}). `
+            + `Le nouveau fichier est ${temp} : mets-le à la place de ${file}, ou applique ${file} pour revenir en arrière.`));
+      }
+      return { ...(result as Json), version: sha256(text), contenu: text };
+    }),
+  }),
+
+  consoleRoute({
+    method: 'post', path: '/games/:jeu/panel/apply-file', params: Params,
+    body: z.object({ version: z.string().min(1) }),
+    handler: ({ deps, params, body, lang }) => oneAtATime(async () => {
+      const { file, raw } = await ownFile(deps, params.jeu, lang, body.version);
+      const config = parsedOrThrow(raw, lang, false);
+      return adminCall(deps, 'select manette_admin.game_file_apply($1, $2::jsonb, $3, $4) as r',
+        [params.jeu, JSON.stringify(config), newApiKey(), file]);
+    }),
+  }),
+];
