@@ -19,8 +19,7 @@ import { canonicalJson } from '../../../api/canonical-json.js';
 import { parseGameConfig, type GameConfig } from '../../../api/config/game-config.js';
 import { messageFor, type Lang } from '../../../api/http/messages.js';
 import { newApiKey } from '../../../api/security/tokens.js';
-import { ConsoleError } from '../route.js';
-import { adminCall, consoleRoute, type ConsoleDeps, type ConsoleRoute } from '../route.js';
+import { adminCall, ConsoleError, consoleRoute, type ConsoleDeps, type ConsoleRoute } from '../route.js';
 
 type Json = Record<string, unknown>;
 
