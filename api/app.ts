@@ -11,6 +11,7 @@ import { Reply, type Deps, type RouteDef } from './http/route.js';
 import { idempotencyOf } from './http/idempotency.js';
 import { PARSE_OPTIONS, fieldIssues, type Part } from './http/validation.js';
 import { requestLog } from './http/request-log.js';
+import { startRequestStats } from './http/request-stats.js';
 import { rateLimiterStore } from './http/rate-limit-store.js';
 import { ApiJson, runAsApi, type RequestContext } from './db/pool.js';
 import { routes } from './routes/index.js';
@@ -29,6 +30,9 @@ export function createApp(deps: Deps, logger: Logger): express.Express {
   app.set('trust proxy', deps.settings.TRUST_PROXY);
 
   app.use(requestLog(logger));
+  // Answers counted per key, minute and status, flushed to the database every 5 s and when
+  // the pool ends: the console's error rates (http/request-stats.ts).
+  app.use(startRequestStats(deps.pool, logger).middleware);
   // Every answer is what its Content-Type says (JSON, an avatar image, the SDK's files):
   // browsers must not sniff another type out of it (a player's upload as HTML).
   app.use((_req, res, next) => { res.setHeader('X-Content-Type-Options', 'nosniff'); next(); });

@@ -31,6 +31,23 @@ export class ApiPool extends pg.Pool {
     if (!Number.isInteger(deadlineMs) || deadlineMs <= 0) throw new Error(`bad database deadline ${deadlineMs}`);
     this.identityPrefix = `set local role ${pg.escapeIdentifier(role)}; set local statement_timeout = ${deadlineMs}; `;
   }
+
+  private readonly endHooks: (() => Promise<void>)[] = [];
+
+  /** Runs `hook` when the pool is ended, before its connections close (a last flush of
+   *  what the façade keeps in memory: http/request-stats.ts); its failure is the hook's. */
+  onEnd(hook: () => Promise<void>): void {
+    this.endHooks.push(hook);
+  }
+
+  override end(): Promise<void>;
+  override end(callback: () => void): void;
+  override end(callback?: () => void): Promise<void> | void {
+    const hooks = this.endHooks.splice(0);
+    const ended = Promise.allSettled(hooks.map((hook) => hook())).then(() => super.end());
+    if (!callback) return ended;
+    ended.then(callback, callback);
+  }
 }
 
 export type Pool = ApiPool;

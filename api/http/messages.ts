@@ -166,6 +166,8 @@ const DETAIL_MESSAGES: ReadonlyArray<readonly [fr: string, en: string]> = [
     '%s is written in %s, an untrusted language: write it in plpgsql or sql'],
   ['manette_rules (le rôle du bac à sable où s’exécutent les règles) doit pouvoir exécuter %s : %s',
     'manette_rules (the sandbox role rules run as) must be able to execute %s: %s'],
+  // The console's overview (manette_admin.console_overview).
+  ['1h, 24h ou 7d attendu', '1h, 24h or 7d expected'],
 ];
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,4 +1,17 @@
-// The overview page's endpoints (to be written).
-import type { ConsoleRoute } from '../route.js';
+// GET /api/games/:jeu/overview?periode=1h|24h|7d → manette_admin.console_overview: a game's
+// activity in buckets over the period (players, sessions, matches, actions, requests and
+// their errors) and what is true now (docs/console.md, Overview). Read-only.
+import { z } from 'zod';
+import { adminCall, consoleRoute } from '../route.js';
 
-export const overviewRoutes: ConsoleRoute<any, any, any>[] = [];
+export const OVERVIEW_PERIODS = ['1h', '24h', '7d'] as const;
+
+export const overviewRoutes = [
+  consoleRoute({
+    method: 'get', path: '/games/:jeu/overview',
+    params: z.object({ jeu: z.string() }),
+    query: z.object({ periode: z.enum(OVERVIEW_PERIODS).default('1h') }),
+    handler: ({ deps, params, query }) =>
+      adminCall(deps, 'select manette_admin.console_overview($1, $2) as r', [params.jeu, query.periode]),
+  }),
+];

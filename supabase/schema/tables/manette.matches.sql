@@ -49,6 +49,7 @@ comment on column manette.matches.on_timeout is 'the mode''s sur_delai when the 
 comment on column manette.matches.turn_expires_at is 'tour_expire_le: updated_at + turn_timeout_s while en_cours with a player on turn, else null (kept by matches_turn_timer)';
 
 -- Indexes
+CREATE INDEX matches_game_created_idx ON manette.matches USING btree (game_id, created_at);
 CREATE INDEX matches_live_by_mode_idx ON manette.matches USING btree (game_id, mode, created_at DESC, id DESC) WHERE (status = 'en_cours'::text);
 CREATE UNIQUE INDEX matches_live_room_code_key ON manette.matches USING btree (game_id, room_code) WHERE (status = 'en_cours'::text);
 CREATE INDEX matches_room_code_idx ON manette.matches USING btree (game_id, room_code, created_at DESC);

@@ -23,6 +23,7 @@ grant insert, select, update on table manette.sessions to manette_engine;
 
 -- Indexes
 CREATE INDEX sessions_expires_at_idx ON manette.sessions USING btree (expires_at);
+CREATE INDEX sessions_game_last_used_idx ON manette.sessions USING btree (game_id, last_used_at);
 CREATE INDEX sessions_player_id_idx ON manette.sessions USING btree (player_id);
 
 -- Policies
