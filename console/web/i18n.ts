@@ -16,6 +16,7 @@ export function initLang(serverLang: Lang): void {
   const saved = localStorage.getItem(KEY);
   lang = saved === 'fr' || saved === 'en' ? saved : serverLang;
   document.documentElement.lang = lang;
+  for (const fn of listeners) fn(lang);
 }
 
 export function setLang(l: Lang): void {
