@@ -196,4 +196,14 @@ describe.skipIf(!haveBrowser)('the page', () => {
       ['Vue d’ensemble', 'Joueurs', 'Tables', 'Classements', 'Parties', 'Clés', 'Panneaux', 'Audit']);
     await context.close();
   });
+
+  it('a page opened in French shows FR as the language in use', async () => {
+    const context = await browser.newContext({ viewport: { width: 768, height: 800 } });
+    const page = await con.open(context, '', 'fr');
+    await page.locator('h1').filter({ hasText: 'Vue d’ensemble' }).waitFor();
+    expect(await page.getByRole('button', { name: 'FR' }).getAttribute('aria-pressed')).toBe('true');
+    expect(await page.getByRole('button', { name: 'EN' }).getAttribute('aria-pressed')).toBe('false');
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('fr');
+    await context.close();
+  });
 });
