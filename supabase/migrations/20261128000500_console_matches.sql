@@ -121,7 +121,7 @@ as $$
 begin
   if topic is null or topic !~ '^manette_(partie|joueur|jeu)_[0-9a-f-]{36}$' or event is null
      or payload is null or is_private is null then
-    raise exception 'manette.realtime_send: topic manette_<partie|joueur|jeu>_<uuid>, event, payload and privacy required';
+    raise exception 'manette.realtime_send: topic manette_<partie|joueur>_<uuid> (or manette_jeu_<uuid>), event, payload and privacy required';
   end if;
   if to_regprocedure('realtime.send(jsonb, text, text, boolean)') is null then
     raise warning 'manette.realtime_send: realtime.send is missing, % on % not sent', event, topic;
