@@ -9,7 +9,9 @@
 //     Supabase CLI's `gen signing-key --algorithm` offers these two): anything else is
 //     refused here at start, not by Realtime at the first player's join.
 // The policies (supabase/migrations/*_realtime_rooms.sql) trust only these claims:
-// iss "manette", role "authenticated", sub = player, jeu_id = game, exp.
+// iss "manette", role "authenticated", sub = player, jeu_id = game, exp. The studio
+// console's token (*_console_matches.sql) has no sub and manette_console: true: it reads
+// every match room of its game and the game's topic, and writes nothing.
 import { randomBytes } from 'node:crypto';
 import { compactVerify, importJWK, SignJWT, type JWK } from 'jose';
 
@@ -22,6 +24,11 @@ export type RealtimeSigningKey = { secret: string } | { privateJwk: JWK };
 export interface RealtimeSigner {
   /** A player's token: expires in `ttl` seconds, and never after `notAfter` (epoch seconds). */
   playerToken(claims: { playerId: string; gameId: string; notAfter: number }): Promise<{ token: string; exp: number }>;
+  /**
+   * The studio console's token for one game: `manette_console: true`, `jeu_id`, no `sub` (so
+   * it is never a player). Minted only by the console server, which holds the signing key.
+   */
+  consoleToken(claims: { gameId: string }): Promise<{ token: string; exp: number }>;
   /** The service credential (like Supabase's service_role key): role service_role. */
   serviceKey(validForSeconds?: number): Promise<string>;
 }
@@ -105,6 +112,12 @@ export async function createRealtimeSigner(key: RealtimeSigningKey, ttlSeconds =
       const now = Math.floor(Date.now() / 1000);
       const exp = Math.min(now + ttlSeconds, Math.floor(notAfter));
       const token = await sign({ role: 'authenticated', aud: 'authenticated', sub: playerId, jeu_id: gameId }, exp, now);
+      return { token, exp };
+    },
+    async consoleToken({ gameId }) {
+      const now = Math.floor(Date.now() / 1000);
+      const exp = now + ttlSeconds;
+      const token = await sign({ role: 'authenticated', aud: 'authenticated', jeu_id: gameId, manette_console: true }, exp, now);
       return { token, exp };
     },
     async serviceKey(validForSeconds = 10 * 365 * 24 * 3600) {

@@ -49,6 +49,7 @@ comment on column manette.matches.on_timeout is 'the mode''s sur_delai when the 
 comment on column manette.matches.turn_expires_at is 'tour_expire_le: updated_at + turn_timeout_s while en_cours with a player on turn, else null (kept by matches_turn_timer)';
 
 -- Indexes
+CREATE INDEX matches_by_game_status_idx ON manette.matches USING btree (game_id, status, created_at DESC, id DESC);
 CREATE INDEX matches_game_created_idx ON manette.matches USING btree (game_id, created_at);
 CREATE INDEX matches_live_by_mode_idx ON manette.matches USING btree (game_id, mode, created_at DESC, id DESC) WHERE (status = 'en_cours'::text);
 CREATE UNIQUE INDEX matches_live_room_code_key ON manette.matches USING btree (game_id, room_code) WHERE (status = 'en_cours'::text);
@@ -69,6 +70,7 @@ create policy "The admin tooling manages every match" on manette.matches
   with check (true);
 
 -- Triggers
+CREATE TRIGGER matches_announce AFTER INSERT ON manette.matches FOR EACH ROW EXECUTE FUNCTION manette.match_announce();
 CREATE TRIGGER matches_credit_victory AFTER UPDATE OF status ON manette.matches FOR EACH ROW WHEN (old.status = 'en_cours'::text AND new.status = 'terminee'::text) EXECUTE FUNCTION manette.match_credit_victory();
 CREATE TRIGGER matches_keep_initial_board BEFORE INSERT ON manette.matches FOR EACH ROW EXECUTE FUNCTION manette.match_keep_initial_board();
 CREATE TRIGGER matches_rate AFTER UPDATE OF status ON manette.matches FOR EACH ROW WHEN (old.status = 'en_cours'::text AND new.status = 'terminee'::text) EXECUTE FUNCTION manette.match_rate();
