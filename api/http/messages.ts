@@ -49,6 +49,8 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
     fr: 'Cette clé d’idempotence a déjà servi pour une autre requête.',
     en: 'This idempotency key was already used for another request.',
   },
+  // The studio console (leaderboard retire).
+  score_not_found: { fr: 'Ce joueur n’a pas de score dans ce classement pour cette période.', en: 'This player has no score on this leaderboard for this period.' },
 
   // Reasons (`reason` beside upload_failed, action_refusee and validation_failed).
   'validation_failed.import': { fr: 'Lignes invalides : rien n’a été importé.', en: 'Invalid rows: nothing was imported.' },
@@ -73,6 +75,10 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
   'action_refusee.case_occupee': { fr: 'Cette case est déjà prise.', en: 'This square is already taken.' },
   'action_refusee.hors_plateau': { fr: 'Cette case est hors du plateau.', en: 'This square is off the board.' },
   'action_refusee.etat_trop_grand': { fr: 'Cette action rendrait l’état de la partie trop volumineux.', en: 'This action would make the match state too large.' },
+  'forbidden.ecriture_joueurs_console': {
+    fr: 'Cette table est écrite par les joueurs (ecriture: joueurs) : la console n’en modifie pas les lignes, seules celles des tables ecriture: serveur.',
+    en: 'This table is written by players (ecriture: joueurs): the console edits the rows of ecriture: serveur tables only.',
+  },
 };
 
 // Texts of `details` (validation_failed, invalid_query) that the SQL functions and some
@@ -161,6 +167,8 @@ const DETAIL_MESSAGES: ReadonlyArray<readonly [fr: string, en: string]> = [
     '%s is written in %s, an untrusted language: write it in plpgsql or sql'],
   ['manette_rules (le rôle du bac à sable où s’exécutent les règles) doit pouvoir exécuter %s : %s',
     'manette_rules (the sandbox role rules run as) must be able to execute %s: %s'],
+  // The studio console's leaderboards (manette_admin.console_board_period).
+  ['début d’une période du classement attendu', 'the start of one of the leaderboard’s periods expected'],
 ];
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
