@@ -182,7 +182,8 @@ describe('audit trail', () => {
     expect((await audit()).slice(before)).toEqual([
       { command: 'import', table: 'catalogue', mode: 'replace', cle: null, inserees: 3, mises_a_jour: 0, supprimees: expect.any(Number) },
       { command: 'import', table: 'objets', mode: 'cle', cle: 'code', inserees: 1, mises_a_jour: 0, supprimees: 0 },
-      { command: 'rows delete', table: 'catalogue', mode: 'id', supprimees: 1, ids: [imported.body.data.ids[0]] },
+      { command: 'rows delete', table: 'catalogue', mode: 'id', supprimees: 1, ids: [imported.body.data.ids[0]],
+        avant: [{ id: imported.body.data.ids[0], donnees: { nom: 'Épée', prix: 120 } }], apres: null },
     ]);
     const last = await app.sql<{ db_user: string; operator: string }>('select db_user, operator from manette.admin_audit order by id desc limit 1');
     expect(last[0]!.db_user).toBe(new URL(app.databaseUrl).username);

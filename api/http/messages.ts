@@ -49,6 +49,8 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
     fr: 'Cette clé d’idempotence a déjà servi pour une autre requête.',
     en: 'This idempotency key was already used for another request.',
   },
+  // The studio console (leaderboard retire).
+  score_not_found: { fr: 'Ce joueur n’a pas de score dans ce classement pour cette période.', en: 'This player has no score on this leaderboard for this period.' },
 
   // Reasons (`reason` beside upload_failed, action_refusee and validation_failed).
   'validation_failed.import': { fr: 'Lignes invalides : rien n’a été importé.', en: 'Invalid rows: nothing was imported.' },
@@ -77,6 +79,10 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
   game_file_differs: {
     fr: 'Le fichier du jeu et la base ne sont pas d’accord en dehors du panneau : applique d’abord le fichier tel quel (ou corrige-le).',
     en: 'The game file and the database disagree outside the panel: apply the file as it is first (or fix it).',
+  },
+  'forbidden.ecriture_joueurs_console': {
+    fr: 'Cette table est écrite par les joueurs (ecriture: joueurs) : la console n’en modifie pas les lignes, seules celles des tables ecriture: serveur.',
+    en: 'This table is written by players (ecriture: joueurs): the console edits the rows of ecriture: serveur tables only.',
   },
 };
 
@@ -168,6 +174,8 @@ const DETAIL_MESSAGES: ReadonlyArray<readonly [fr: string, en: string]> = [
     'manette_rules (the sandbox role rules run as) must be able to execute %s: %s'],
   // The console's overview (manette_admin.console_overview).
   ['1h, 24h ou 7d attendu', '1h, 24h or 7d expected'],
+  // The studio console's leaderboards (manette_admin.console_board_period).
+  ['début d’une période du classement attendu', 'the start of one of the leaderboard’s periods expected'],
 ];
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

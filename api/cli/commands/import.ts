@@ -1,24 +1,16 @@
 // `manette import <jeu> <table> <file>`: rows of a JSON array or of a CSV file into a data
 // table of the game, all or nothing, each row checked exactly as POST /tables checks it
-// (one call of manette_admin.table_rows_import). CSV cells go as strings: SQL turns them
-// into their column's type. The file is bounded (50 MB, 100 000 rows) before any parsing.
+// (one call of manette_admin.table_rows_import). The file is read by api/cli/rows-file.ts
+// (the console's import parses with it too): CSV cells go as strings, SQL turns them into
+// their column's type. The file is bounded (50 MB, 100 000 rows) before any parsing.
 import { readFile, stat } from 'node:fs/promises';
-import path from 'node:path';
 import type { Command } from 'commander';
-import { CsvError, parse } from 'csv-parse/sync';
 import { CliError } from '../database.js';
 import { say, type Lang } from '../locale.js';
 import { adminCall, answer, jsonHelp, type CommandContext } from '../output.js';
+import { checkRowsSize, IMPORT_SQL, importValues, parseRows, rowsFormat, type ImportInput, type ImportResult } from '../rows-file.js';
 
-export const MAX_IMPORT_BYTES = 50 * 1024 * 1024;
-export const MAX_IMPORT_ROWS = 100_000;
-
-export interface ImportResult {
-  jeu: string; table: string; importees: number; inserees: number; mises_a_jour: number; supprimees: number; ids: string[];
-}
-
-/** What the file holds: the rows, and for CSV (cells as strings) the file line of each row. */
-export interface ImportInput { rows: unknown[]; cells: boolean; lines?: number[] }
+export { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS, type ImportInput, type ImportResult } from '../rows-file.js';
 
 export function registerImport(program: Command, ctx: CommandContext): void {
   const fr = ctx.lang === 'fr';
@@ -44,9 +36,7 @@ export function registerImport(program: Command, ctx: CommandContext): void {
             en: '--replace and --cle do not go together: choose one' }, ctx.lang));
         }
         const input = await readImportFile(file, opts.format, ctx.lang);
-        return adminCall<ImportResult>(ctx,
-          'select manette_admin.table_rows_import($1, $2, $3::jsonb, $4, $5::integer[], $6, $7) as r',
-          [jeu, table, JSON.stringify(input.rows), input.cells, input.lines ?? null, !!opts.replace, opts.cle ?? null]);
+        return adminCall<ImportResult>(ctx, IMPORT_SQL, importValues(jeu, table, input, !!opts.replace, opts.cle));
       }, (r) => importSummary(r, ctx.lang));
     });
 }
@@ -69,77 +59,13 @@ function importSummary(r: ImportResult, lang: Lang): string {
 
 /** Reads and parses the file; every problem with it is a CliError naming the file. */
 export async function readImportFile(file: string, format: string | undefined, lang: Lang): Promise<ImportInput> {
-  const kind = (format ?? path.extname(file).slice(1)).toLowerCase();
-  if (kind !== 'json' && kind !== 'csv') {
-    throw new CliError(format === undefined
-      ? say({ fr: '{file} : format inconnu, précise --format json ou --format csv', en: '{file}: unknown format, give --format json or --format csv' }, lang, { file })
-      : say({ fr: 'format inconnu « {f} » : json ou csv attendu', en: 'unknown format "{f}": json or csv expected' }, lang, { f: format }));
-  }
+  const kind = rowsFormat(file, format, lang);
   let size: number;
   try {
     size = (await stat(file)).size;
   } catch {
     throw new CliError(say({ fr: 'fichier introuvable ou illisible : {file}', en: 'file not found or unreadable: {file}' }, lang, { file }));
   }
-  if (size > MAX_IMPORT_BYTES) {
-    throw new CliError(say({ fr: '{file} : fichier de plus de 50 Mo ; découpe-le en plusieurs imports',
-      en: '{file}: file larger than 50 MB; split it into several imports' }, lang, { file }));
-  }
-  const text = (await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
-  if (text.trim() === '') throw new CliError(say({ fr: '{file} : fichier vide', en: '{file}: empty file' }, lang, { file }));
-  const input = kind === 'json' ? parseJsonRows(file, text, lang) : parseCsvRows(file, text, lang);
-  if (input.rows.length === 0) throw new CliError(say({ fr: '{file} : aucune ligne à importer', en: '{file}: no row to import' }, lang, { file }));
-  if (input.rows.length > MAX_IMPORT_ROWS) {
-    throw new CliError(say({ fr: '{file} : {n} lignes, 100 000 au plus par import', en: '{file}: {n} rows, at most 100,000 per import' },
-      lang, { file, n: input.rows.length }));
-  }
-  return input;
-}
-
-function parseJsonRows(file: string, text: string, lang: Lang): ImportInput {
-  let rows: unknown;
-  try {
-    rows = JSON.parse(text);
-  } catch (err) {
-    throw new CliError(say({ fr: '{file} n’est pas du JSON valide : {m}', en: '{file} is not valid JSON: {m}' }, lang, { file, m: (err as Error).message }));
-  }
-  if (!Array.isArray(rows)) {
-    throw new CliError(say({ fr: '{file} : un tableau JSON d’objets est attendu', en: '{file}: a JSON array of objects is expected' }, lang, { file }));
-  }
-  return { rows, cells: false }; // each row is checked in SQL (lignes[n].donnees : objet attendu)
-}
-
-/** A header line, then one row per record; empty lines skipped; rows numbered by the line they start on. */
-function parseCsvRows(file: string, text: string, lang: Lang): ImportInput {
-  let records: { record: string[]; info: { lines: number; empty_lines: number } }[];
-  try {
-    records = parse(text, { bom: true, skip_empty_lines: true, info: true }) as unknown as typeof records;
-  } catch (err) {
-    if (!(err instanceof CsvError)) throw err;
-    const line = (err as CsvError & { lines?: number }).lines ?? '?';
-    throw new CliError(say({ fr: '{file} : CSV invalide ligne {line} ({m})', en: '{file}: invalid CSV at line {line} ({m})' },
-      lang, { file, line, m: err.message }));
-  }
-  if (records.length === 0) throw new CliError(say({ fr: '{file} : fichier vide', en: '{file}: empty file' }, lang, { file }));
-  const header = records[0]!.record.map((h) => h.trim());
-  const blank = header.findIndex((h) => h === '');
-  if (blank >= 0) {
-    throw new CliError(say({ fr: '{file} : la colonne {n} de l’en-tête n’a pas de nom', en: '{file}: column {n} of the header has no name' },
-      lang, { file, n: blank + 1 }));
-  }
-  const twice = header.find((h, i) => header.indexOf(h) !== i);
-  if (twice !== undefined) {
-    throw new CliError(say({ fr: '{file} : colonne « {c} » en double dans l’en-tête', en: '{file}: column "{c}" appears twice in the header' },
-      lang, { file, c: twice }));
-  }
-  const rows: Record<string, string>[] = [];
-  const lines: number[] = [];
-  for (let i = 1; i < records.length; i++) {
-    const { record, info } = records[i]!;
-    const before = records[i - 1]!.info;
-    // info.lines is the line a record ends on; it starts after the previous one and the empty lines between.
-    lines.push(before.lines + 1 + (info.empty_lines - before.empty_lines));
-    rows.push(Object.fromEntries(header.map((h, c) => [h, record[c]!])));
-  }
-  return { rows, cells: true, lines };
+  checkRowsSize(file, size, lang);
+  return parseRows(file, kind, await readFile(file, 'utf8'), lang);
 }
