@@ -73,6 +73,8 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
   'action_refusee.case_occupee': { fr: 'Cette case est déjà prise.', en: 'This square is already taken.' },
   'action_refusee.hors_plateau': { fr: 'Cette case est hors du plateau.', en: 'This square is off the board.' },
   'action_refusee.etat_trop_grand': { fr: 'Cette action rendrait l’état de la partie trop volumineux.', en: 'This action would make the match state too large.' },
+  // The studio console: one session revoked (manette_admin.session_revoke).
+  session_not_found: { fr: 'Session introuvable pour ce jeu.', en: 'Session not found for this game.' },
 };
 
 // Texts of `details` (validation_failed, invalid_query) that the SQL functions and some
