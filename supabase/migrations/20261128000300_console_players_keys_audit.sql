@@ -160,8 +160,9 @@ $$;
 
 -- Revokes one session of one player of the game: the API refuses its token at once (401
 -- invalid_token). Audited with the session before and after; a session already revoked
--- changes nothing and writes no audit row (as keys_revoke).
-create function manette_admin.session_revoke(game_slug text, session_id uuid) returns jsonb
+-- changes nothing and writes no audit row (as keys_revoke). `of_player` given (the
+-- console's URL names the player): a session of anyone else is not found either.
+create function manette_admin.session_revoke(game_slug text, session_id uuid, of_player uuid default null) returns jsonb
 language plpgsql
 security definer
 set search_path = ''
@@ -173,7 +174,9 @@ declare
   p       manette.players;
   already boolean;
 begin
-  select * into s from manette.sessions x where x.id = session_id and x.game_id = target_game for update;
+  select * into s from manette.sessions x
+  where x.id = session_id and x.game_id = target_game and (of_player is null or x.player_id = of_player)
+  for update;
   if s.token_hash is null then
     perform manette.fail('session_not_found', 404);
   end if;
@@ -309,7 +312,7 @@ $$;
 
 alter function manette_admin.console_players(text, text, integer, integer) owner to manette_admin;
 alter function manette_admin.console_player(text, uuid) owner to manette_admin;
-alter function manette_admin.session_revoke(text, uuid) owner to manette_admin;
+alter function manette_admin.session_revoke(text, uuid, uuid) owner to manette_admin;
 alter function manette_admin.console_audit(text, integer, bigint) owner to manette_admin;
 
 -- == Rights ===================================================================

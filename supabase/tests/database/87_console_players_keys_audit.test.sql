@@ -10,7 +10,7 @@ create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
 grant usage on schema extensions to manette_api, manette_engine, manette_admin;
 
-select plan(46);
+select plan(48);
 
 -- == Fixtures ====================================================================
 select manette_admin.apply_game($${"jeu": "pk-a", "nom": "A",
@@ -154,6 +154,10 @@ select is(pg_temp.audits(), current_setting('test.audits')::bigint + 1, 'and no 
 select is(pg_temp.failure(format($$ select manette_admin.session_revoke('pk-a', %L) $$, current_setting('test.s_alba')))->>'error',
   'session_not_found', 'another game''s session: session_not_found');
 select is((select revoked_at from manette.sessions where id = current_setting('test.s_alba')::uuid), null, 'and left alone');
+select is(pg_temp.failure(format($$ select manette_admin.session_revoke('pk-a', %L, %L) $$, current_setting('test.s_alice'), current_setting('test.bob')))->>'error',
+  'session_not_found', 'a session named with another player: session_not_found');
+select is(manette_admin.session_revoke('pk-a', current_setting('test.s_alice')::uuid, current_setting('test.alice')::uuid)->'deja_revoquee', 'true',
+  'named with its own player: found');
 select is(pg_temp.failure(format($$ select manette_admin.session_revoke('pk-a', %L) $$, gen_random_uuid()))->>'error',
   'session_not_found', 'an unknown session: session_not_found');
 reset role;
