@@ -48,7 +48,7 @@ function KeysPage({ jeu }: PageProps) {
           <p class="small">{t({ en: 'Active keys: {n}. Every active key works; to rotate:', fr: 'Clés actives : {n}. Toutes les clés actives marchent ; pour la rotation :' }, { n: created.actives })}</p>
           <ol class="small">
             <li>{t({ en: 'Put this key in the game and ship that version. Both keys work meanwhile.', fr: 'Mets cette clé dans le jeu et publie cette version. Les deux clés marchent en attendant.' })}</li>
-            <li>{t({ en: 'Wait until the old versions are no longer in use (`manette apply` keeps printing the oldest active key).', fr: 'Attends que les anciennes versions ne servent plus (`manette apply` affiche toujours la plus ancienne clé active).' })}</li>
+            <li>{t({ en: 'Wait until the old versions are no longer in use (manette apply keeps printing the oldest active key).', fr: 'Attends que les anciennes versions ne servent plus (manette apply affiche toujours la plus ancienne clé active).' })}</li>
             <li>{t({ en: 'Revoke the old key below: the API refuses it at once (401 invalid_key).', fr: 'Révoque l’ancienne clé ci-dessous : l’API la refuse aussitôt (401 invalid_key).' })}</li>
           </ol>
         </section>

@@ -153,7 +153,7 @@ function PlayerView({ jeu, id }: PageProps & { id: string }) {
                 { label: t({ en: 'State', fr: 'État' }), cell: (s) => s.active
                   ? <span class="badge ok">{t({ en: 'active', fr: 'active' })}</span>
                   : s.revoquee_le
-                    ? <span class="badge bad" title={when(s.revoquee_le)}>{t({ en: 'revoked {d}', fr: 'révoquée le {d}' }, { d: when(s.revoquee_le) })}</span>
+                    ? <><span class="badge bad">{t({ en: 'revoked', fr: 'révoquée' })}</span> <span class="muted small nowrap">{when(s.revoquee_le)}</span></>
                     : <span class="badge off">{t({ en: 'expired', fr: 'expirée' })}</span> },
                 { label: '', cell: (s) => s.active
                   ? <ConfirmButton label={t({ en: 'Revoke', fr: 'Révoquer' })} confirm={t({ en: 'Really revoke?', fr: 'Vraiment révoquer ?' })}
@@ -163,7 +163,7 @@ function PlayerView({ jeu, id }: PageProps & { id: string }) {
             <Capped shown={p.sessions.length} total={p.sessions_total} />
           </Card>
 
-          <div class="grid">
+          <div class="grid wide">
             <Card title={t({ en: 'Rows', fr: 'Lignes' })}>
               <DataTable<RowItem>
                 rows={p.lignes} rowKey={(r) => `${r.table}/${r.id}`}
@@ -189,7 +189,7 @@ function PlayerView({ jeu, id }: PageProps & { id: string }) {
             </Card>
           </div>
 
-          <div class="grid">
+          <div class="grid wide">
             <Card title={t({ en: 'Scores', fr: 'Scores' })}>
               <DataTable<ScoreItem>
                 rows={p.scores} rowKey={(s) => `${s.classement}/${s.periode ?? ''}`}
