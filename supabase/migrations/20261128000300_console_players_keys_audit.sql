@@ -33,9 +33,9 @@ create index players_game_email_prefix_idx on manette.players (game_id, lower(em
 create index players_game_created_idx on manette.players (game_id, created_at desc, id desc);
 -- The audit page pages by id, newest first.
 create index admin_audit_game_id_idx on manette.admin_audit (game_id, id desc);
--- A player's matches, newest first (console_player), and files (files_player_name_key
--- serves player_id lookups already; leaderboard_entries_player_idx, table_rows_player_idx,
--- sessions_player_id_idx and match_players_player_idx the others).
+-- console_player looks a player's things up by player_id through existing indexes:
+-- sessions_player_id_idx, table_rows_player_idx, files_player_name_key,
+-- leaderboard_entries_player_idx, match_players_player_idx.
 
 -- == Players ===================================================================
 -- A page of the game's players, newest first: those whose pseudo or e-mail starts with

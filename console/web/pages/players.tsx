@@ -2,7 +2,7 @@
 // players, newest first; a player's page (#/<jeu>/players/<id>) with the profile, the
 // sessions (revoke one, or all as `manette players revoke-sessions`), rows, files, scores
 // and matches. Server: console/server/routes/players.ts.
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { ConsolePage, PageProps } from '../types.js';
 import { api, gamePath, qs } from '../api.js';
 import { num, t, useLang, when } from '../i18n.js';
@@ -40,6 +40,7 @@ function PlayerSearch({ jeu, query }: PageProps) {
   const q = query.get('q') ?? '';
   const offset = Math.max(0, Number(query.get('offset')) || 0);
   const [text, setText] = useState(q);
+  useEffect(() => setText(q), [q]); // back / forward: the box says what the list shows
   const list = useLoad(() => api.get<PlayerList>(gamePath(jeu, 'players') + qs({ q, limit: PAGE, offset })), [jeu, q, offset]);
   const go = (nq: string, off: number) => navigate(href(jeu, 'players') + qs({ q: nq, offset: off || undefined }));
   return (
