@@ -220,10 +220,12 @@ describe('audit trail', () => {
     expect((await cliJson(['keys', 'revoke', 'rows', cle])).body.data.deja_revoquee).toBe(true);
     const bob = await client(app.baseUrl, key).register('bob');
     expect((await cliJson(['players', 'revoke-sessions', 'rows', 'bob'])).code).toBe(0);
+    // With the state before and after (20261128000300_console_players_keys_audit.sql).
     expect((await audit()).slice(before)).toEqual([
-      { command: 'keys create', cle },
-      { command: 'keys revoke', cle },
-      { command: 'players revoke-sessions', joueur_id: bob.data.joueur.id, pseudo: 'bob', sessions_revoquees: 1 },
+      { command: 'keys create', cle, avant: null, apres: { cle, cree_le: created.body.data.cree_le, revoquee_le: null, active: true } },
+      { command: 'keys revoke', cle, avant: { cle, revoquee_le: null, active: true }, apres: { cle, revoquee_le: expect.any(String), active: false } },
+      { command: 'players revoke-sessions', joueur_id: bob.data.joueur.id, pseudo: 'bob', sessions_revoquees: 1,
+        avant: { sessions_actives: 1, ids: [expect.any(String)] }, apres: { sessions_actives: 0 } },
     ]);
   });
 });

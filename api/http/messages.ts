@@ -84,6 +84,8 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
     fr: 'Cette table est écrite par les joueurs (ecriture: joueurs) : la console n’en modifie pas les lignes, seules celles des tables ecriture: serveur.',
     en: 'This table is written by players (ecriture: joueurs): the console edits the rows of ecriture: serveur tables only.',
   },
+  // The studio console: one session revoked (manette_admin.session_revoke).
+  session_not_found: { fr: 'Session introuvable pour ce jeu.', en: 'Session not found for this game.' },
 };
 
 // Texts of `details` (validation_failed, invalid_query) that the SQL functions and some

@@ -16,6 +16,7 @@ export function initLang(serverLang: Lang): void {
   const saved = localStorage.getItem(KEY);
   lang = saved === 'fr' || saved === 'en' ? saved : serverLang;
   document.documentElement.lang = lang;
+  // Components rendered before (the shell's EN/FR toggle) learn it too.
   for (const fn of listeners) fn(lang);
 }
 

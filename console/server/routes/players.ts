@@ -1,4 +1,44 @@
-// The players page's endpoints (to be written).
-import type { ConsoleRoute } from '../route.js';
+// The players page's endpoints (console/web/pages/players.tsx):
+//   GET  /games/:jeu/players?q=&limit=&offset=   → manette_admin.console_players
+//   GET  /games/:jeu/players/:id                 → manette_admin.console_player
+//   POST /games/:jeu/players/:id/sessions/revoke → manette_admin.session_revoke ({session_id}: one session)
+//                                                 | manette_admin.players_revoke_sessions (none: all, as the CLI)
+// SQL now: supabase/schema/functions/manette_admin.console_players.sql, console_player.sql,
+// session_revoke.sql, players_revoke_sessions.sql.
+import { z } from 'zod';
+import { adminCall, consoleRoute } from '../route.js';
 
-export const playersRoutes: ConsoleRoute<any, any, any>[] = [];
+const game = z.object({ jeu: z.string().min(1).max(100) });
+const player = game.extend({ id: z.uuid() });
+
+export const playersRoutes = [
+  consoleRoute({
+    method: 'get', path: '/games/:jeu/players',
+    params: game,
+    query: z.object({
+      q: z.string().max(254).default(''),
+      limit: z.coerce.number().int().min(1).max(200).default(25),
+      offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+    }),
+    handler: ({ deps, params, query }) => adminCall(deps, 'select manette_admin.console_players($1, $2, $3, $4) as r',
+      [params.jeu, query.q, query.limit, query.offset]),
+  }),
+  consoleRoute({
+    method: 'get', path: '/games/:jeu/players/:id',
+    params: player,
+    handler: ({ deps, params }) => adminCall(deps, 'select manette_admin.console_player($1, $2) as r', [params.jeu, params.id]),
+  }),
+  consoleRoute({
+    method: 'post', path: '/games/:jeu/players/:id/sessions/revoke',
+    params: player,
+    body: z.strictObject({ session_id: z.uuid().optional() }),
+    handler: async ({ deps, params, body }) => {
+      if (!body.session_id) {
+        // Every active session of the player: the CLI's `manette players revoke-sessions`.
+        return adminCall(deps, 'select manette_admin.players_revoke_sessions($1, $2) as r', [params.jeu, params.id]);
+      }
+      // One session, of this player (another player's session is not found).
+      return adminCall(deps, 'select manette_admin.session_revoke($1, $2, $3) as r', [params.jeu, body.session_id, params.id]);
+    },
+  }),
+];

@@ -1,9 +1,230 @@
-// The players page (to be written).
-import type { ConsolePage } from '../types.js';
-import { t } from '../i18n.js';
+// The players page: a search by pseudo or e-mail (prefix, any case) over the game's
+// players, newest first; a player's page (#/<jeu>/players/<id>) with the profile, the
+// sessions (revoke one, or all as `manette players revoke-sessions`), rows, files, scores
+// and matches. Server: console/server/routes/players.ts.
+import { useEffect, useState } from 'preact/hooks';
+import type { ConsolePage, PageProps } from '../types.js';
+import { api, gamePath, qs } from '../api.js';
+import { num, t, useLang, when } from '../i18n.js';
+import { href, navigate } from '../router.js';
+import { Card, ConfirmButton, DataTable, Json, Pager, Show, useLoad } from '../ui.js';
+
+const PAGE = 25;
+
+interface PlayerRow {
+  id: string; pseudo: string; email: string | null; pays: string | null; cree_le: string;
+  sessions_actives: number; derniere_utilisation: string | null;
+}
+interface PlayerList { joueurs: PlayerRow[]; plus: boolean }
+
+interface Session { id: string; cree_le: string; expire_le: string; derniere_utilisation: string; revoquee_le: string | null; active: boolean }
+interface RowItem { table: string; id: string; donnees: Record<string, unknown>; cree_le: string; maj_le: string }
+interface FileItem { nom: string; taille: number; type: string; cree_le: string; maj_le: string }
+interface ScoreItem { classement: string; nom: string | null; valeur: number; periode: string | null; periodicite: string; atteint_le: string; rang: number | null }
+interface MatchItem { id: string; mode: string; statut: string; equipe: number; cree_le: string; termine_le: string | null; resultat: string | null }
+interface Player extends PlayerRow {
+  partie_en_cours: { id: string; mode_jeu: string; code_salon: string; cree_le: string } | null;
+  sessions: Session[]; sessions_total: number;
+  lignes: RowItem[]; lignes_total: number;
+  fichiers: FileItem[]; fichiers_total: number;
+  scores: ScoreItem[]; scores_total: number;
+  parties: MatchItem[]; parties_total: number;
+}
+
+function PlayersPage(props: PageProps) {
+  return props.rest[0] ? <PlayerView {...props} id={props.rest[0]} /> : <PlayerSearch {...props} />;
+}
+
+function PlayerSearch({ jeu, query }: PageProps) {
+  useLang();
+  const q = query.get('q') ?? '';
+  const offset = Math.max(0, Number(query.get('offset')) || 0);
+  const [text, setText] = useState(q);
+  useEffect(() => setText(q), [q]); // back / forward: the box says what the list shows
+  const list = useLoad(() => api.get<PlayerList>(gamePath(jeu, 'players') + qs({ q, limit: PAGE, offset })), [jeu, q, offset]);
+  const go = (nq: string, off: number) => navigate(href(jeu, 'players') + qs({ q: nq, offset: off || undefined }));
+  return (
+    <>
+      <Card title={t({ en: 'Find a player', fr: 'Chercher un joueur' })}>
+        <form class="inline" role="search" onSubmit={(e) => { e.preventDefault(); go(text.trim(), 0); }}>
+          <label class="field grow">
+            {t({ en: 'Pseudo or e-mail (beginning, any case), or id', fr: 'Pseudo ou e-mail (début, sans casse), ou id' })}
+            <input type="search" name="q" value={text} maxLength={254} autocomplete="off"
+              placeholder={t({ en: 'e.g. ali or alice@', fr: 'ex. ali ou alice@' })}
+              onInput={(e) => setText((e.target as HTMLInputElement).value)} />
+          </label>
+          <button type="submit" class="primary">{t({ en: 'Search', fr: 'Chercher' })}</button>
+          {q ? <button type="button" onClick={() => { setText(''); go('', 0); }}>{t({ en: 'Show all', fr: 'Tout afficher' })}</button> : null}
+        </form>
+      </Card>
+      <Card title={q ? t({ en: 'Players matching “{q}”', fr: 'Joueurs pour « {q} »' }, { q }) : t({ en: 'All players, newest first', fr: 'Tous les joueurs, les plus récents d’abord' })}>
+        <Show loaded={list}>{(data) => (
+          <>
+            <DataTable<PlayerRow>
+              rows={data.joueurs} rowKey={(p) => p.id}
+              empty={q ? t({ en: 'No player’s pseudo or e-mail begins with “{q}”.', fr: 'Aucun pseudo ni e-mail ne commence par « {q} ».' }, { q })
+                : t({ en: 'No player yet.', fr: 'Aucun joueur pour l’instant.' })}
+              columns={[
+                { label: t({ en: 'Pseudo', fr: 'Pseudo' }), cell: (p) => <a href={href(jeu, 'players', p.id)}>{p.pseudo}</a> },
+                { label: t({ en: 'E-mail', fr: 'E-mail' }), cell: (p) => p.email ?? <span class="muted">—</span>, class: 'wrap' },
+                { label: t({ en: 'Country', fr: 'Pays' }), cell: (p) => p.pays ?? <span class="muted">—</span> },
+                { label: t({ en: 'Created', fr: 'Créé le' }), cell: (p) => when(p.cree_le) },
+                { label: t({ en: 'Active sessions', fr: 'Sessions actives' }), cell: (p) => num(p.sessions_actives), class: 'num' },
+                { label: t({ en: 'Last seen', fr: 'Dernière visite' }), cell: (p) => when(p.derniere_utilisation) },
+              ]} />
+            <Pager offset={offset} limit={PAGE} more={data.plus} onPage={(o) => go(q, o)} />
+          </>
+        )}</Show>
+      </Card>
+    </>
+  );
+}
+
+function statusBadge(statut: string) {
+  const label = statut === 'en_cours' ? t({ en: 'in progress', fr: 'en cours' })
+    : statut === 'terminee' ? t({ en: 'over', fr: 'terminée' })
+      : statut === 'annulee' ? t({ en: 'cancelled', fr: 'annulée' }) : statut;
+  return <span class={`badge ${statut === 'en_cours' ? 'live' : statut === 'annulee' ? 'off' : 'ok'}`}>{label}</span>;
+}
+
+function result(r: string | null) {
+  if (r === 'victoire') return t({ en: 'won', fr: 'gagnée' });
+  if (r === 'defaite') return t({ en: 'lost', fr: 'perdue' });
+  if (r === 'nul') return t({ en: 'draw', fr: 'nul' });
+  return <span class="muted">—</span>;
+}
+
+function size(bytes: number): string {
+  if (bytes < 1024) return t({ en: '{n} B', fr: '{n} o' }, { n: bytes });
+  if (bytes < 1024 * 1024) return t({ en: '{n} KiB', fr: '{n} Kio' }, { n: num(bytes / 1024, 1) });
+  return t({ en: '{n} MiB', fr: '{n} Mio' }, { n: num(bytes / 1024 / 1024, 1) });
+}
+
+/** "12 of 80 shown" under a capped list. */
+function Capped({ shown, total }: { shown: number; total: number }) {
+  if (total <= shown) return null;
+  return <p class="muted small">{t({ en: 'The {n} newest of {total}.', fr: 'Les {n} plus récents sur {total}.' }, { n: shown, total: num(total) })}</p>;
+}
+
+function PlayerView({ jeu, id }: PageProps & { id: string }) {
+  useLang();
+  const player = useLoad(() => api.get<Player>(gamePath(jeu, 'players', id)), [jeu, id]);
+  const [done, setDone] = useState<string>();
+  const revoke = async (sessionId?: string) => {
+    const r = await api.post<{ sessions_revoquees?: number; deja_revoquee?: boolean }>(
+      gamePath(jeu, 'players', id, 'sessions', 'revoke'), sessionId ? { session_id: sessionId } : {});
+    setDone(sessionId
+      ? (r.deja_revoquee ? t({ en: 'This session was already revoked: nothing changed.', fr: 'Cette session était déjà révoquée : rien n’a changé.' })
+        : t({ en: 'Session revoked: its token is refused from now on (401 invalid_token).', fr: 'Session révoquée : son jeton est refusé dès maintenant (401 invalid_token).' }))
+      : t({ en: '{n} session(s) revoked.', fr: '{n} session(s) révoquée(s).' }, { n: r.sessions_revoquees ?? 0 }));
+    player.reload();
+  };
+  return (
+    <>
+      <p><a href={href(jeu, 'players')}>{t({ en: '← All players', fr: '← Tous les joueurs' })}</a></p>
+      <Show loaded={player}>{(p) => (
+        <>
+          <Card title={<>{p.pseudo} <span class="muted small mono">{p.id}</span></>}>
+            <dl class="fields">
+              <dt>{t({ en: 'E-mail', fr: 'E-mail' })}</dt><dd>{p.email ?? '—'}</dd>
+              <dt>{t({ en: 'Country', fr: 'Pays' })}</dt><dd>{p.pays ?? '—'}</dd>
+              <dt>{t({ en: 'Created', fr: 'Créé le' })}</dt><dd>{when(p.cree_le)}</dd>
+              <dt>{t({ en: 'Active sessions', fr: 'Sessions actives' })}</dt><dd>{num(p.sessions_actives)}</dd>
+              <dt>{t({ en: 'Last seen', fr: 'Dernière visite' })}</dt><dd>{when(p.derniere_utilisation)}</dd>
+              <dt>{t({ en: 'Match in progress', fr: 'Partie en cours' })}</dt>
+              <dd>{p.partie_en_cours
+                ? <a href={href(jeu, 'matches', p.partie_en_cours.id)}>{p.partie_en_cours.mode_jeu} · {p.partie_en_cours.code_salon}</a>
+                : '—'}</dd>
+              <dt>{t({ en: 'Matches', fr: 'Parties' })}</dt><dd>{num(p.parties_total)}</dd>
+            </dl>
+          </Card>
+
+          <Card title={t({ en: 'Sessions', fr: 'Sessions' })}
+            actions={<ConfirmButton label={t({ en: 'Revoke all sessions', fr: 'Révoquer toutes les sessions' })}
+              confirm={t({ en: 'Really revoke them all?', fr: 'Vraiment toutes les révoquer ?' })}
+              disabled={p.sessions_actives === 0} action={() => revoke()} />}>
+            {done ? <p class="success" role="status">{done}</p> : null}
+            <DataTable<Session>
+              rows={p.sessions} rowKey={(s) => s.id}
+              empty={t({ en: 'No session: this player never logged in.', fr: 'Aucune session : ce joueur ne s’est jamais connecté.' })}
+              columns={[
+                { label: t({ en: 'Opened', fr: 'Ouverte le' }), cell: (s) => when(s.cree_le) },
+                { label: t({ en: 'Last used', fr: 'Dernier usage' }), cell: (s) => when(s.derniere_utilisation) },
+                { label: t({ en: 'Expires', fr: 'Expire le' }), cell: (s) => when(s.expire_le) },
+                { label: t({ en: 'State', fr: 'État' }), cell: (s) => s.active
+                  ? <span class="badge ok">{t({ en: 'active', fr: 'active' })}</span>
+                  : s.revoquee_le
+                    ? <><span class="badge bad">{t({ en: 'revoked', fr: 'révoquée' })}</span> <span class="muted small nowrap">{when(s.revoquee_le)}</span></>
+                    : <span class="badge off">{t({ en: 'expired', fr: 'expirée' })}</span> },
+                { label: '', cell: (s) => s.active
+                  ? <ConfirmButton label={t({ en: 'Revoke', fr: 'Révoquer' })} confirm={t({ en: 'Really revoke?', fr: 'Vraiment révoquer ?' })}
+                    action={() => revoke(s.id)} />
+                  : null },
+              ]} />
+            <Capped shown={p.sessions.length} total={p.sessions_total} />
+          </Card>
+
+          <div class="grid wide">
+            <Card title={t({ en: 'Rows', fr: 'Lignes' })}>
+              <DataTable<RowItem>
+                rows={p.lignes} rowKey={(r) => `${r.table}/${r.id}`}
+                empty={t({ en: 'No row in the data tables.', fr: 'Aucune ligne dans les tables.' })}
+                columns={[
+                  { label: t({ en: 'Table', fr: 'Table' }), cell: (r) => <code>{r.table}</code> },
+                  { label: t({ en: 'Data', fr: 'Données' }), cell: (r) => <Json value={r.donnees} max={60} />, class: 'wrap' },
+                  { label: t({ en: 'Updated', fr: 'Modifiée le' }), cell: (r) => when(r.maj_le) },
+                ]} />
+              <Capped shown={p.lignes.length} total={p.lignes_total} />
+            </Card>
+            <Card title={t({ en: 'Files', fr: 'Fichiers' })}>
+              <DataTable<FileItem>
+                rows={p.fichiers} rowKey={(f) => f.nom}
+                empty={t({ en: 'No file.', fr: 'Aucun fichier.' })}
+                columns={[
+                  { label: t({ en: 'Name', fr: 'Nom' }), cell: (f) => <code>{f.nom}</code>, class: 'wrap' },
+                  { label: t({ en: 'Type', fr: 'Type' }), cell: (f) => f.type },
+                  { label: t({ en: 'Size', fr: 'Taille' }), cell: (f) => size(f.taille), class: 'num' },
+                  { label: t({ en: 'Updated', fr: 'Modifié le' }), cell: (f) => when(f.maj_le) },
+                ]} />
+              <Capped shown={p.fichiers.length} total={p.fichiers_total} />
+            </Card>
+          </div>
+
+          <div class="grid wide">
+            <Card title={t({ en: 'Scores', fr: 'Scores' })}>
+              <DataTable<ScoreItem>
+                rows={p.scores} rowKey={(s) => `${s.classement}/${s.periode ?? ''}`}
+                empty={t({ en: 'No score.', fr: 'Aucun score.' })}
+                columns={[
+                  { label: t({ en: 'Leaderboard', fr: 'Classement' }), cell: (s) => <span title={s.classement}>{s.nom ?? s.classement}</span> },
+                  { label: t({ en: 'Value', fr: 'Valeur' }), cell: (s) => num(s.valeur, 3), class: 'num' },
+                  { label: t({ en: 'Rank', fr: 'Rang' }), cell: (s) => (s.rang === null ? '—' : `#${num(s.rang)}`), class: 'num' },
+                  { label: t({ en: 'Period', fr: 'Période' }), cell: (s) => (s.periode ? when(s.periode) : t({ en: 'all time', fr: 'permanent' })) },
+                ]} />
+              <Capped shown={p.scores.length} total={p.scores_total} />
+            </Card>
+            <Card title={t({ en: 'Matches', fr: 'Parties' })}>
+              <DataTable<MatchItem>
+                rows={p.parties} rowKey={(m) => m.id}
+                empty={t({ en: 'No match.', fr: 'Aucune partie.' })}
+                columns={[
+                  { label: t({ en: 'Match', fr: 'Partie' }), cell: (m) => <a class="mono" href={href(jeu, 'matches', m.id)}>{m.id.slice(0, 8)}</a> },
+                  { label: t({ en: 'Mode', fr: 'Mode' }), cell: (m) => m.mode },
+                  { label: t({ en: 'Status', fr: 'Statut' }), cell: (m) => statusBadge(m.statut) },
+                  { label: t({ en: 'Result', fr: 'Résultat' }), cell: (m) => result(m.resultat) },
+                  { label: t({ en: 'Started', fr: 'Commencée le' }), cell: (m) => when(m.cree_le) },
+                ]} />
+              <Capped shown={p.parties.length} total={p.parties_total} />
+            </Card>
+          </div>
+        </>
+      )}</Show>
+    </>
+  );
+}
 
 export const playersPage: ConsolePage = {
   id: 'players',
   label: { en: 'Players', fr: 'Joueurs' },
-  component: () => <p class="muted">{t({ en: 'Not built yet.', fr: 'Pas encore construite.' })}</p>,
+  component: PlayersPage,
 };

@@ -22,6 +22,7 @@ grant insert, select on table manette.admin_audit to manette_admin;
 comment on column manette.admin_audit.operator is 'who ran the command: manette.operator as the admin tooling set it for the transaction (MANETTE_OPERATOR, else <OS user>@<host>), else the database login';
 
 -- Indexes
+CREATE INDEX admin_audit_game_id_idx ON manette.admin_audit USING btree (game_id, id DESC);
 CREATE INDEX admin_audit_game_idx ON manette.admin_audit USING btree (game_id, at);
 
 -- Policies

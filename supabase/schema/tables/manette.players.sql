@@ -31,10 +31,12 @@ grant insert, select, update on table manette.players to manette_engine;
 grant select on table manette.players to manette_realtime;
 
 -- Indexes
-CREATE INDEX players_game_created_idx ON manette.players USING btree (game_id, created_at);
+CREATE INDEX players_game_created_idx ON manette.players USING btree (game_id, created_at DESC, id DESC);
 CREATE UNIQUE INDEX players_game_email_key ON manette.players USING btree (game_id, lower(email));
+CREATE INDEX players_game_email_prefix_idx ON manette.players USING btree (game_id, lower(email) text_pattern_ops) WHERE (email IS NOT NULL);
 CREATE UNIQUE INDEX players_game_google_key ON manette.players USING btree (game_id, google_sub) WHERE (google_sub IS NOT NULL);
 CREATE UNIQUE INDEX players_game_pseudo_key ON manette.players USING btree (game_id, manette.pseudo_key(pseudo));
+CREATE INDEX players_game_pseudo_prefix_idx ON manette.players USING btree (game_id, lower(pseudo) text_pattern_ops);
 
 -- Policies
 create policy "A realtime token sees its own player" on manette.players
