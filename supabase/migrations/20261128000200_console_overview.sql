@@ -101,7 +101,8 @@ $$;
 -- makes that update write every index); match actions are append-only, and the largest
 -- table: the index there costs one more entry per action (player_id included, so that the
 -- active players are counted from the index alone).
-create index players_game_created_idx on manette.players (game_id, created_at);
+-- (players: newest first with id too, for the players page's list of 20261128000300.)
+create index players_game_created_idx on manette.players (game_id, created_at desc, id desc);
 create index sessions_game_last_used_idx on manette.sessions (game_id, last_used_at);
 create index matches_game_created_idx on manette.matches (game_id, created_at);
 create index match_actions_game_created_idx on manette.match_actions (game_id, created_at) include (player_id);

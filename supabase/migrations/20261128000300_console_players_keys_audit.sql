@@ -26,11 +26,11 @@ comment on column manette.sessions.id is
 -- The players' search is by prefix of the pseudo or of the e-mail, any case: lower(x) LIKE
 -- 'abc%' uses a text_pattern_ops index whatever the database's collation (pg_trgm, for
 -- substrings, is not among the extensions Manette may count on). The list without a search,
--- newest first, walks the third one.
+-- newest first, walks players_game_created_idx (game_id, created_at desc, id desc), made
+-- by 20261128000200_console_overview.sql.
 create index players_game_pseudo_prefix_idx on manette.players (game_id, lower(pseudo) text_pattern_ops);
 create index players_game_email_prefix_idx on manette.players (game_id, lower(email) text_pattern_ops)
   where email is not null;
-create index players_game_created_idx on manette.players (game_id, created_at desc, id desc);
 -- The audit page pages by id, newest first.
 create index admin_audit_game_id_idx on manette.admin_audit (game_id, id desc);
 -- console_player looks a player's things up by player_id through existing indexes:

@@ -26,6 +26,7 @@ comment on column manette.sessions.id is 'the session''s public name for the adm
 
 -- Indexes
 CREATE INDEX sessions_expires_at_idx ON manette.sessions USING btree (expires_at);
+CREATE INDEX sessions_game_last_used_idx ON manette.sessions USING btree (game_id, last_used_at);
 CREATE UNIQUE INDEX sessions_id_key ON manette.sessions USING btree (id);
 CREATE INDEX sessions_player_id_idx ON manette.sessions USING btree (player_id);
 
