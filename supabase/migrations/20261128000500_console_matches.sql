@@ -288,7 +288,7 @@ begin
 
   if m.initial_board is null then
     return jsonb_build_object('partie_id', m.id, 'regles', m.rules, 'total', total, 'depuis', first_step,
-      'etats', '[]'::jsonb, 'arret', jsonb_build_object('numero', 0, 'raison', 'etat_initial_inconnu', 'message', null));
+      'etats', '[]'::jsonb, 'arret', jsonb_build_object('numero', 0, 'raison', 'etat_initial_inconnu', 'erreur', null));
   end if;
   -- The match as matchmaking created it (as api.match_history's etat_initial).
   m.board := m.initial_board;
@@ -324,7 +324,7 @@ begin
         r := jsonb_build_object('statut', 'annulee', 'gagnant_id', null, 'gagnant_equipe', null);
       elsif a.player_id is null then
         -- A player's action whose player was deleted since: who played it is lost.
-        stopped := jsonb_build_object('numero', a.seq, 'raison', 'joueur_supprime', 'message', null);
+        stopped := jsonb_build_object('numero', a.seq, 'raison', 'joueur_supprime', 'erreur', null);
         exit;
       elsif a.action = 'abandonner' then
         r := manette.regles_abandon(partie, a.player_id);
@@ -355,7 +355,7 @@ begin
     get stacked diagnostics err_detail = pg_exception_detail;
     stopped := jsonb_build_object('numero', step,
       'raison', case when sqlstate = 'MN409' then 'regles_refusent' else 'regles_en_erreur' end,
-      'message', case when sqlstate = 'MN409' then coalesce(err_detail::jsonb->>'reason', sqlerrm) else sqlerrm end);
+      'erreur', case when sqlstate = 'MN409' then coalesce(err_detail::jsonb->>'reason', sqlerrm) else sqlerrm end);
   end;
 
   return jsonb_build_object('partie_id', m.id, 'regles', m.rules, 'total', total, 'depuis', first_step,

@@ -32,7 +32,7 @@ interface HistoryRow { seq: number; joueur_id: string | null; pseudo: string | n
 interface MatchDetail extends Partie { regles: string; actions: HistoryRow[] }
 interface Replay {
   partie_id: string; regles: string; total: number; depuis: number; etats: Partie[];
-  arret: { numero: number; raison: string; message: string | null } | null;
+  arret: { numero: number; raison: string; erreur: string | null } | null;
 }
 interface RealtimeSettings { url: string; key: string; token: string; token_expire_le: string; topic_jeu: string; prefixe_partie: string }
 
@@ -428,8 +428,8 @@ function StepViewer({ m, replay, shown, following, setStep }: {
 function arretText(a: NonNullable<Replay['arret']>): string {
   if (a.raison === 'etat_initial_inconnu') return t({ en: 'the initial state of this old match is not known', fr: 'l’état initial de cette ancienne partie est inconnu' });
   if (a.raison === 'joueur_supprime') return t({ en: 'its player has been deleted since', fr: 'son joueur a été supprimé depuis' });
-  if (a.raison === 'regles_refusent') return t({ en: 'the rules refuse it now ({m})', fr: 'les règles la refusent désormais ({m})' }, { m: a.message });
-  return t({ en: 'the rule function fails on it ({m})', fr: 'la fonction de règles échoue dessus ({m})' }, { m: a.message });
+  if (a.raison === 'regles_refusent') return t({ en: 'the rules refuse it now ({m})', fr: 'les règles la refusent désormais ({m})' }, { m: a.erreur });
+  return t({ en: 'the rule function fails on it ({m})', fr: 'la fonction de règles échoue dessus ({m})' }, { m: a.erreur });
 }
 
 function HistoryTable({ m, shown, setStep }: { m: MatchDetail; shown: number; setStep: (s: number | null) => void }) {

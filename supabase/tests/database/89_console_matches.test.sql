@@ -222,7 +222,7 @@ values (current_setting('test.m2')::uuid, 1, cm.game('cm-a'), cm.pid('a4'), 'jou
 update manette.matches set last_action_seq = 1 where id = current_setting('test.m2')::uuid;
 set local role manette_admin;
 select is(cm.states('cm-a', current_setting('test.m2'))->'arret',
-  jsonb_build_object('numero', 1, 'raison', 'regles_refusent', 'message', 'pas_ton_tour'),
+  jsonb_build_object('numero', 1, 'raison', 'regles_refusent', 'erreur', 'pas_ton_tour'),
   'a step the rules refuse: arret names the step and the reason; the states before it are given');
 select is(jsonb_array_length(cm.states('cm-a', current_setting('test.m2'))->'etats'), 1, 'here: the initial state only');
 reset role;
