@@ -54,7 +54,7 @@ export const ERROR_CODES: ReadonlyArray<readonly [code: string, statuses: readon
 ];
 
 /** Codes only the admin commands (`manette keys`, `import`, ...) give: not in the API's table. */
-export const ADMIN_ONLY_CODES: readonly string[] = ['game_not_found', 'key_not_found', 'last_active_key', 'match_over', 'game_file_differs', 'score_not_found'];
+export const ADMIN_ONLY_CODES: readonly string[] = ['game_not_found', 'key_not_found', 'last_active_key', 'match_over', 'game_file_differs', 'score_not_found', 'session_not_found'];
 
 const codeTable = () => [
   'Every error answers `{ok: false, error, message}` with one of these codes (`message` is the player-facing '

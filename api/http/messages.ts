@@ -176,6 +176,8 @@ const DETAIL_MESSAGES: ReadonlyArray<readonly [fr: string, en: string]> = [
     'manette_rules (the sandbox role rules run as) must be able to execute %s: %s'],
   // The console's overview (manette_admin.console_overview).
   ['1h, 24h ou 7d attendu', '1h, 24h or 7d expected'],
+  // The console's matches (manette_admin.console_matches).
+  ['en_cours, terminee, annulee ou all', 'en_cours, terminee, annulee or all'],
   // The studio console's leaderboards (manette_admin.console_board_period).
   ['début d’une période du classement attendu', 'the start of one of the leaderboard’s periods expected'],
 ];

@@ -390,7 +390,7 @@ function StepViewer({ m, replay, shown, following, setStep }: {
       {t({ en: 'Step {s} of {n}', fr: 'Étape {s} sur {n}' }, { s: shown, n: total })}{following ? ` · ${t({ en: 'following the match', fr: 'suit la partie' })}` : ''}
     </span>}>
       <div class="stepper" role="group" aria-label={t({ en: 'Steps', fr: 'Étapes' })}>
-        <button type="button" onClick={() => go(0)} disabled={shown === 0} title={t({ en: 'First', fr: 'Début' })}>|◀</button>
+        <button type="button" onClick={() => go(0)} disabled={shown === 0} title={t({ en: 'First', fr: 'Début' })} data-first>|◀</button>
         <button type="button" onClick={() => go(shown - 1)} disabled={shown === 0} title={t({ en: 'Previous', fr: 'Précédente' })} data-prev>◀</button>
         <input type="range" min={0} max={total} value={shown} aria-label={t({ en: 'Step', fr: 'Étape' })}
           onInput={(e) => go(Number((e.target as HTMLInputElement).value))} />
