@@ -116,7 +116,7 @@ describe.skipIf(!haveBrowser)('the studio console: a studio runs its live game',
     await row.waitFor({ timeout: 20_000 });
     const matchId = (await row.getAttribute('data-partie'))!;
     await waitText(row.locator('[data-tour]'), /^1$/);
-    await waitText(row.locator('[data-a-jouer]'), x.pseudo);
+    await waitText(row.locator('[data-a-jouer]'), whoseTurn(x.pseudo));
 
     // They play; the console follows each move live. X takes the middle column.
     const moves: [typeof x, number][] = [[x, 4], [o, 0], [x, 1], [o, 2], [x, 7]];
@@ -125,7 +125,7 @@ describe.skipIf(!haveBrowser)('the studio console: a studio runs its live game',
       await who.page.locator(`#board .cell[data-case="${cell}"]`).click();
       if (i < moves.length - 1) {
         await waitText(row.locator('[data-tour]'), new RegExp(`^${i + 2}$`));
-        await waitText(row.locator('[data-a-jouer]'), (i % 2 === 0 ? o : x).pseudo);
+        await waitText(row.locator('[data-a-jouer]'), whoseTurn((i % 2 === 0 ? o : x).pseudo));
       }
       if (i === 2) await con.screenshot({ path: path.join(SCREENSHOT_DIR, 'console-done-when-live.png') });
     }
@@ -200,6 +200,9 @@ describe.skipIf(!haveBrowser)('the studio console: a studio runs its live game',
     await studio.close();
   });
 });
+
+/** The player on turn, with the countdown of the demo's 30 s turns after the pseudo. */
+const whoseTurn = (pseudo: string) => new RegExp(`^${pseudo}( \\d+ s left)?$`);
 
 /** Waits until the element's text matches (the page updates it when Realtime says so). */
 async function waitText(el: Locator, want: RegExp | string): Promise<void> {

@@ -44,6 +44,15 @@ export function summary(row: AuditRow): string {
         { id: String(d.partie_id ?? '').slice(0, 8), mode: d.mode_jeu, from: d.avant?.statut, to: d.apres?.statut });
       return d.raison ? `${base} — “${d.raison}”` : base;
     }
+    case 'panel save': {
+      const part = (k: 'theme' | 'textes') => changes(d.avant?.[k] ?? {}, d.apres?.[k] ?? {});
+      return [part('theme'), part('textes')].filter(Boolean).join(', ') || t({ en: 'Panel saved unchanged', fr: 'Panneau enregistré sans changement' });
+    }
+    case 'apply': return t({ en: 'Game file applied ({p} changed)', fr: 'Fichier du jeu appliqué ({p} changé)' }, { p: (d.parties ?? []).join(', ') || '—' });
+    case 'row update': return t({ en: 'Table {tb}: {c}', fr: 'Table {tb} : {c}' }, { tb: d.table, c: changes(d.avant ?? {}, d.apres ?? {}) });
+    case 'row insert': return t({ en: 'Table {tb}: one row added', fr: 'Table {tb} : une ligne ajoutée' }, { tb: d.table });
+    case 'leaderboard retire': return t({ en: '{b}: the score of {p} removed ({v})', fr: '{b} : le score de {p} retiré ({v})' },
+      { b: d.classement, p: d.pseudo ?? d.joueur_id, v: d.avant?.valeur });
     default: return changes(d.avant, d.apres);
   }
 }
