@@ -1,7 +1,7 @@
 // A console endpoint: its path under /api, zod schemas for what it takes, and a handler
 // that makes one call of a manette_admin.* function (the same as the CLI's). Writes need
 // the session's CSRF token; every write is audited by the SQL function it calls.
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Settings } from '../../api/config/settings.js';
 import type { AdminPool } from '../../api/db/admin.js';
 import type { Lang } from '../../api/http/messages.js';
@@ -45,6 +45,17 @@ export class ConsoleError extends Error {
 export function consoleRoute<B = undefined, Q = undefined, P = undefined>(def: ConsoleRoute<B, Q, P>): ConsoleRoute<B, Q, P> {
   return def;
 }
+
+/** The path parameters every game page has (`:jeu`), and those with one more name (`:id`, `:table`). */
+export const GameParams = z.object({ jeu: z.string().min(1).max(100) });
+export const gameParamsWith = <K extends string>(...names: K[]) =>
+  GameParams.extend(Object.fromEntries(names.map((n) => [n, z.string().min(1).max(1000)])) as Record<K, z.ZodString>);
+
+/** `limit` (1 to `max`, `fallback` when absent) and `offset` of a listing. */
+export const paging = (fallback: number, max: number) => ({
+  limit: z.coerce.number().int().min(1).max(max).default(fallback),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+});
 
 /** One `select manette_admin.<fn>(...) as r` as manette_admin; returns r. */
 export async function adminCall<T = unknown>(deps: ConsoleDeps, sql: string, values: unknown[]): Promise<T> {

@@ -3,12 +3,12 @@
 //   GET /games/:jeu/audit?limit=&avant= → manette_admin.console_audit
 // SQL now: supabase/schema/functions/manette_admin.console_audit.sql.
 import { z } from 'zod';
-import { adminCall, consoleRoute } from '../route.js';
+import { adminCall, consoleRoute, GameParams } from '../route.js';
 
 export const auditRoutes = [
   consoleRoute({
     method: 'get', path: '/games/:jeu/audit',
-    params: z.object({ jeu: z.string().min(1).max(100) }),
+    params: GameParams,
     query: z.object({
       limit: z.coerce.number().int().min(1).max(200).default(50),
       avant: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),

@@ -5,9 +5,9 @@
 // SQL now: supabase/schema/functions/manette_admin.keys_list.sql, keys_create.sql, keys_revoke.sql.
 import { z } from 'zod';
 import { newApiKey } from '../../../api/security/tokens.js';
-import { adminCall, consoleRoute } from '../route.js';
+import { adminCall, consoleRoute, GameParams } from '../route.js';
 
-const game = z.object({ jeu: z.string().min(1).max(100) });
+const game = GameParams;
 
 export const keysRoutes = [
   consoleRoute({

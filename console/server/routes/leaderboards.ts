@@ -4,10 +4,10 @@
 //   GET  /games/:jeu/leaderboards/:id          → console_leaderboard (?periode&limit&offset&joueur)
 //   POST /games/:jeu/leaderboards/:id/retire   → leaderboard_retire {joueur_id, periode?}
 import { z } from 'zod';
-import { adminCall, consoleRoute } from '../route.js';
+import { adminCall, consoleRoute, GameParams, gameParamsWith, paging } from '../route.js';
 
-const game = z.object({ jeu: z.string() });
-const board = z.object({ jeu: z.string(), id: z.string() });
+const game = GameParams;
+const board = gameParamsWith('id');
 
 export const leaderboardsRoutes = [
   consoleRoute({
@@ -18,8 +18,7 @@ export const leaderboardsRoutes = [
     method: 'get', path: '/games/:jeu/leaderboards/:id', params: board,
     query: z.object({
       periode: z.string().max(64).optional(),
-      limit: z.coerce.number().int().min(1).max(100).default(20),
-      offset: z.coerce.number().int().min(0).max(1e15).default(0),
+      ...paging(20, 100),
       joueur: z.string().max(320).optional(),
     }).strict(),
     handler: ({ deps, params, query }) => adminCall(deps, 'select manette_admin.console_leaderboard($1, $2, $3, $4, $5, $6) as r',

@@ -6,10 +6,10 @@
 //   POST /games/:jeu/matches/:id/cancel {raison?}     → console_match_cancel → match_cancel (audited)
 //   GET  /games/:jeu/realtime                         → console_realtime, and the console token signed here
 import { z } from 'zod';
-import { adminCall, consoleRoute } from '../route.js';
+import { adminCall, consoleRoute, GameParams, gameParamsWith, paging } from '../route.js';
 
-const jeuParams = z.object({ jeu: z.string().min(1).max(100) });
-const matchParams = z.object({ jeu: z.string().min(1).max(100), id: z.string().min(1).max(100) });
+const jeuParams = GameParams;
+const matchParams = gameParamsWith('id');
 
 /** The topic the console hears a game's new matches on (manette_admin's trigger sends `partie`). */
 export const GAME_TOPIC_PREFIX = 'manette_jeu_';
@@ -21,8 +21,7 @@ export const matchesRoutes = [
     params: jeuParams,
     query: z.object({
       statut: z.enum(['en_cours', 'terminee', 'annulee', 'all']).default('en_cours'),
-      limit: z.coerce.number().int().min(1).max(200).default(50),
-      offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+      ...paging(50, 200),
     }).strict(),
     handler: ({ deps, params, query }) => adminCall(deps, 'select manette_admin.console_matches($1, $2, $3, $4) as r',
       [params.jeu, query.statut, query.limit, query.offset]),

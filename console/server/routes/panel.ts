@@ -19,7 +19,7 @@ import { canonicalJson } from '../../../api/canonical-json.js';
 import { parseGameConfig, type GameConfig } from '../../../api/config/game-config.js';
 import { messageFor, type Lang } from '../../../api/http/messages.js';
 import { newApiKey } from '../../../api/security/tokens.js';
-import { adminCall, ConsoleError, consoleRoute, type ConsoleDeps, type ConsoleRoute } from '../route.js';
+import { adminCall, type ConsoleDeps, ConsoleError, type ConsoleRoute, consoleRoute, GameParams } from '../route.js';
 
 type Json = Record<string, unknown>;
 
@@ -230,7 +230,7 @@ function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
   return run;
 }
 
-const Params = z.object({ jeu: z.string().min(1).max(63) });
+const Params = GameParams;
 
 export const panelRoutes: ConsoleRoute<any, any, any>[] = [
   consoleRoute({

@@ -6,9 +6,9 @@
 // SQL now: supabase/schema/functions/manette_admin.console_players.sql, console_player.sql,
 // session_revoke.sql, players_revoke_sessions.sql.
 import { z } from 'zod';
-import { adminCall, consoleRoute } from '../route.js';
+import { adminCall, consoleRoute, GameParams, paging } from '../route.js';
 
-const game = z.object({ jeu: z.string().min(1).max(100) });
+const game = GameParams;
 const player = game.extend({ id: z.uuid() });
 
 export const playersRoutes = [
@@ -17,8 +17,7 @@ export const playersRoutes = [
     params: game,
     query: z.object({
       q: z.string().max(254).default(''),
-      limit: z.coerce.number().int().min(1).max(200).default(25),
-      offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+      ...paging(25, 200),
     }),
     handler: ({ deps, params, query }) => adminCall(deps, 'select manette_admin.console_players($1, $2, $3, $4) as r',
       [params.jeu, query.q, query.limit, query.offset]),

@@ -9,11 +9,11 @@
 //   POST   /games/:jeu/tables/:table/import     → table_rows_import {format, contenu, mode, cle?}
 import { z } from 'zod';
 import { IMPORT_SQL, importValues, parseRows } from '../../../api/cli/rows-file.js';
-import { adminCall, consoleRoute } from '../route.js';
+import { adminCall, consoleRoute, GameParams, gameParamsWith } from '../route.js';
 
-const game = z.object({ jeu: z.string() });
-const table = z.object({ jeu: z.string(), table: z.string() });
-const row = z.object({ jeu: z.string(), table: z.string(), id: z.string() });
+const game = GameParams;
+const table = gameParamsWith('table');
+const row = gameParamsWith('table', 'id');
 const donnees = z.object({ donnees: z.record(z.string(), z.unknown()) }).strict();
 
 export const tablesRoutes = [
