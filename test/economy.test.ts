@@ -257,7 +257,7 @@ describe('manette economy grant|revoke', () => {
     const g = await runManetteJson(['economy', 'grant', 'eco-a', p.id, '--monnaie', 'gemmes', '12', '--objet', 'potion', '2',
       '--raison', 'geste commercial', '--json'], app.databaseUrl, 'en_US.UTF-8');
     expect(g.code, g.stderr).toBe(0);
-    expect(g.body.portefeuille).toContainEqual({ code: 'gemmes', nom: 'Gemmes', solde: 12, max: null });
+    expect(g.body.data.portefeuille).toContainEqual({ code: 'gemmes', nom: 'Gemmes', solde: 12, max: null });
     expect(await quantity(p, 'potion')).toBe(2);
     const v = await runManetteJson(['economy', 'revoke', 'eco-a', p.id, '--monnaie', 'gemmes', '5', '--raison', 'erreur', '--json'],
       app.databaseUrl, 'en_US.UTF-8');
