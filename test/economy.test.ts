@@ -275,6 +275,14 @@ describe('manette economy grant|revoke', () => {
     expect(audit[1]!.details.avant.portefeuille).toContainEqual({ code: 'gemmes', nom: 'Gemmes', solde: 12, max: null });
     expect(audit[1]!.details.apres.portefeuille).toContainEqual({ code: 'gemmes', nom: 'Gemmes', solde: 7, max: null });
     expect(audit[1]!.details.raison).toBe('erreur');
+    for (const args of [['--monnaie', 'gemmes', 'dix'], ['--monnaie', 'gemmes'], ['--objet', 'a b', '1'], []]) {
+      const r = await runManetteJson(['economy', 'grant', 'eco-a', p.id, ...args, '--raison', 'x', '--json'], app.databaseUrl, 'en_US.UTF-8');
+      expect([r.code === 0, r.body.ok, r.body.error], JSON.stringify(r.body)).toEqual([false, false, 'invalid_input']);
+    }
+    const unknown = await runManetteJson(['economy', 'grant', 'eco-a', p.id, '--objet', 'arc', '1', '--raison', 'x', '--json'], app.databaseUrl, 'en_US.UTF-8');
+    expect(unknown.body.error).toBe('objet_introuvable');
+    expect(await sql('select count(*)::int as n from manette.admin_audit where details->>\'joueur_id\' = $1', [p.id])).toEqual([{ n: 2 }]);
+    expect(await balance(p, 'gemmes')).toBe(7);
     expect(await sql("select reason, ref from manette.ledger where player_id = $1 and code = 'gemmes' order by id", [p.id]))
       .toEqual([{ reason: 'support', ref: { raison: 'geste commercial' } }, { reason: 'support', ref: { raison: 'erreur' } }]);
   });
