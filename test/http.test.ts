@@ -234,12 +234,12 @@ describe('health, OpenAPI and docs', () => {
     const reg = r.body.paths['/players/register'].post;
     expect(reg.requestBody.content['application/json'].schema.properties.pseudo).toBeDefined();
     expect(Object.keys(r.body.paths)).toEqual(expect.arrayContaining(['/players/login', '/players/me', '/players/avatar', '/realtime/config']));
-    // Idempotency-Key is declared on the five creating POSTs, and only there.
+    // Idempotency-Key is declared on the seven creating POSTs (with the economy's two), and only there.
     const keyed = Object.entries(r.body.paths as Record<string, Record<string, { parameters?: { in: string; name: string }[] }>>)
       .flatMap(([p, ops]) => Object.entries(ops).filter(([, op]) => op.parameters?.some((x) => x.in === 'header' && x.name === 'Idempotency-Key'))
         .map(([m]) => `${m} ${p}`)).sort();
-    expect(keyed).toEqual(['post /leaderboards/{id}/submit', 'post /match/action', 'post /players/register',
-      'post /storage/upload', 'post /tables/{nomTable}']);
+    expect(keyed).toEqual(['post /economie/utiliser', 'post /leaderboards/{id}/submit', 'post /match/action', 'post /players/register',
+      'post /shop/acheter', 'post /storage/upload', 'post /tables/{nomTable}']);
   });
 
   it('serves a docs page', async () => {
