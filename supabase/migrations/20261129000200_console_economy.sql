@@ -9,13 +9,14 @@
 -- == Indexes ===================================================================
 -- Every lookup goes through existing keys: balances (player_id, currency) and inventory
 -- (player_id, item) primary keys, the ledger's (player_id, id desc) index (the page: id <
--- avant, newest first), currencies and items by (game_id, code).
+-- avant, newest first), currencies and items by their (game_id, code) primary keys.
 
 -- == Wallet, inventory, ledger ================================================
 -- The player (of this game: player_not_found otherwise, as players_find), then:
---   portefeuille: every currency declared (not removed), by code, as GET
---     /economie/portefeuille answers it: a balance never stored is the currency's `depart`;
---   inventaire: the objects held (quantity > 0), by code, as GET /economie/inventaire;
+--   portefeuille: every currency declared (not removed), by code: manette.economy_wallet,
+--     what GET /economie/portefeuille answers (a balance never stored is its `depart`);
+--   inventaire: the objects held (quantity > 0; one removed from the file still shows), by
+--     code: manette.economy_inventory, what GET /economie/inventaire answers;
 --   mouvements: `lim` ledger rows (1..200, default 50) older than `before_id` (none: the
 --     newest), newest first, as GET /economie/historique; suivant: the id to pass as
 --     `before_id` for the next page, null on the last one.
@@ -43,21 +44,9 @@ begin
         where l.player_id = pid and (before_id is null or l.id < before_id)
         order by l.id desc limit n + 1) l;
   return jsonb_build_object(
-    'portefeuille', (
-      select coalesce(jsonb_agg(jsonb_build_object(
-               'code', c.code, 'nom', c.name, 'solde', coalesce(b.amount, c.initial), 'max', c.cap)
-             order by c.code), '[]'::jsonb)
-      from manette.currencies c
-      left join manette.balances b on b.player_id = pid and b.currency = c.code
-      where c.game_id = target_game and c.removed_at is null),
-    'inventaire', (
-      select coalesce(jsonb_agg(jsonb_build_object(
-               'code', i.item, 'nom', coalesce(o.name, i.item), 'quantite', i.quantity,
-               'empilable', coalesce(o.stackable, true), 'max', o.cap, 'retire', o.removed_at is not null)
-             order by i.item), '[]'::jsonb)
-      from manette.inventory i
-      left join manette.items o on o.game_id = target_game and o.code = i.item
-      where i.player_id = pid and i.quantity > 0),
+    -- The same wallet and inventory the API answers the player (20261129000100_economy.sql).
+    'portefeuille', manette.economy_wallet(target_game, pid),
+    'inventaire', manette.economy_inventory(target_game, pid),
     'mouvements', (select coalesce(jsonb_agg(m order by i), '[]'::jsonb)
                    from jsonb_array_elements(found) with ordinality as e(m, i) where i <= n),
     'suivant', case when jsonb_array_length(found) > n then (found->(n - 1))->'id' end);

@@ -33,7 +33,7 @@ interface Player extends PlayerRow {
 }
 
 interface WalletLine { code: string; nom: string; solde: number; max: number | null }
-interface InventoryLine { code: string; nom: string; quantite: number; empilable: boolean; max: number | null; retire: boolean }
+interface InventoryLine { code: string; nom: string; quantite: number; empilable: boolean; max: number | null }
 interface LedgerRow { id: number; type: 'monnaie' | 'objet'; code: string; delta: number; apres: number; raison: string; ref: Record<string, unknown>; cree_le: string }
 interface Economy { portefeuille: WalletLine[]; inventaire: InventoryLine[]; mouvements: LedgerRow[]; suivant: number | null }
 
@@ -159,8 +159,7 @@ function EconomyCard({ jeu, id }: { jeu: string; id: string }) {
                 rows={e.inventaire} rowKey={(o) => o.code}
                 empty={t({ en: 'No object held.', fr: 'Aucun objet détenu.' })}
                 columns={[
-                  { label: t({ en: 'Object', fr: 'Objet' }), cell: (o) => <span title={o.code}>{o.nom} <code class="muted small">{o.code}</code>
-                    {o.retire ? <> <span class="badge off">{t({ en: 'removed', fr: 'retiré' })}</span></> : null}</span> },
+                  { label: t({ en: 'Object', fr: 'Objet' }), cell: (o) => <span title={o.code}>{o.nom} <code class="muted small">{o.code}</code></span> },
                   { label: t({ en: 'Quantity', fr: 'Quantité' }), cell: (o) => num(o.quantite), class: 'num' },
                   { label: t({ en: 'Cap', fr: 'Plafond' }), cell: (o) => (!o.empilable ? t({ en: 'one at most', fr: 'un au plus' })
                     : o.max === null ? <span class="muted">—</span> : num(o.max)), class: 'num' },
