@@ -45,7 +45,7 @@ beforeAll(async () => {
   app = await startTestApp();
   for (const jeu of ['ce', 'ce-other']) keys[jeu] = await app.applyGame({ jeu, nom: `Game ${jeu}`, ...GAME });
   const reg = async (pseudo: string, jeu = 'ce') => {
-    const r = await shop(jeu).register(pseudo);
+    const r = await shop(jeu).register(pseudo, { email: `${pseudo.normalize('NFD').replace(/[^a-z]/gi, '').toLowerCase()}@example.test` });
     return { id: r.data.joueur.id, token: r.token };
   };
   zoe = await reg('Zoé');
@@ -56,7 +56,7 @@ beforeAll(async () => {
   await buy(zoe, 'pack-or');
   await buy(zoe, 'potion', 3);
   for (let i = 0; i < 9; i++) await buy(zoe, 'potion');
-  await buy(other, 'potion');
+  await buy(other, 'potion', 1, 'ce-other');
   con = await startTestConsole({ databaseUrl: app.databaseUrl });
   s = await con.session();
 });
@@ -124,10 +124,10 @@ describe('a player’s economy in the console', () => {
       [`/games/ce/players/${other.id}/economie`, 404, 'player_not_found'], // another game's player
       [`/games/ce/players/${randomUUID()}/economie`, 404, 'player_not_found'],
       [`/games/nope/players/${zoe.id}/economie`, 404, 'game_not_found'],
-      ['/games/ce/players/not-a-uuid/economie', 400, 'validation_failed'],
-      [`/games/ce/players/${zoe.id}/economie?limit=0`, 400, 'validation_failed'],
-      [`/games/ce/players/${zoe.id}/economie?limit=201`, 400, 'validation_failed'],
-      [`/games/ce/players/${zoe.id}/economie?avant=abc`, 400, 'validation_failed'],
+      ['/games/ce/players/not-a-uuid/economie', 400, 'invalid_input'],
+      [`/games/ce/players/${zoe.id}/economie?limit=0`, 400, 'invalid_input'],
+      [`/games/ce/players/${zoe.id}/economie?limit=201`, 400, 'invalid_input'],
+      [`/games/ce/players/${zoe.id}/economie?avant=abc`, 400, 'invalid_input'],
     ] as const) {
       const r = await get(p);
       expect({ p, status: r.status, ok: r.body.ok, error: r.body.error }).toEqual({ p, status, ok: false, error });

@@ -242,9 +242,10 @@ describe('purchases survive a kill -9 of the API and of Postgres', () => {
     const stored = await sql<{ n: string }>('select count(*) as n from manette.balances');
     expect(Number(stored[0]!.n)).toBe(PLAYERS * 2);
 
-    // And the API answers what the database holds.
+    // And the API (the process started after the crash) answers what the database holds.
+    const now = client(base, apiKey);
     for (const [i, pl] of players.entries()) {
-      const wallet = (await shop.get('/economie/portefeuille', { token: pl.token })).body.portefeuille;
+      const wallet = (await now.get('/economie/portefeuille', { token: pl.token })).body.portefeuille;
       const rows = await sql<{ currency: string; amount: string }>(
         'select currency, amount from manette.balances where player_id = $1 order by currency', [pl.id]);
       expect(Object.fromEntries(wallet.map((w: any) => [w.code, Number(w.solde)])), `player ${i}`)
