@@ -51,6 +51,7 @@ try {
   // (its balance row and its `depart` ledger row exist before either loop).
   // A direct connection of its own: a session-level role is safe here (no pooler).
   const api = new pg.Client({ connectionString: dbUrl });
+  api.on('error', (e) => console.error('api client:', e.message));
   await api.connect();
   await api.query('set role manette_api');
   const call = async (fn: string, ctx: object, body: object) =>
@@ -58,9 +59,9 @@ try {
   const players: { id: string; token: string }[] = [];
   for (let i = 0; i < PLAYERS; i++) {
     const token = `pt_${String(i).padStart(5, '0')}${'b'.repeat(43)}`;
-    const reg = await call('players_register', { key }, { pseudo: `p${i}`, email: `p${i}@bench.test`, password_hash: 'scrypt$bench', token });
+    const reg = await call('players_register', { key }, { pseudo: `buyer${i}`, email: `buyer${i}@bench.test`, password_hash: 'scrypt$bench', token });
     await call('shop_acheter', { key, token }, { code: 'potion' });
-    players.push({ id: reg.joueur.id, token });
+    players.push({ id: reg.data.joueur.id, token });
   }
   await api.end();
 
