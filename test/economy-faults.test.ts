@@ -1,4 +1,4 @@
-// The economy under crashes (issue 22, docs/api.md "Economy"): a storm of purchases
+// The economy under crashes (issue 22): a storm of purchases
 // (POST /shop/acheter, each with its own Idempotency-Key) by several players through a
 // real `manette start` process, on a Postgres of the test's own (an embedded twin under
 // its supervisor, durable: fsync and synchronous commits on, as a hosted database), while
