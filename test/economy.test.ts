@@ -5,6 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestApp, type Reply, type TestApp } from './support/harness.js';
 import { runManetteJson } from './support/manette-cli.js';
+import { parseGameConfig } from '../api/config/game-config.js';
 
 let app: TestApp;
 let api: ReturnType<typeof client>;
@@ -257,7 +258,7 @@ describe('manette economy grant|revoke', () => {
     const g = await runManetteJson(['economy', 'grant', 'eco-a', p.id, '--monnaie', 'gemmes', '12', '--objet', 'potion', '2',
       '--raison', 'geste commercial', '--json'], app.databaseUrl, 'en_US.UTF-8');
     expect(g.code, g.stderr).toBe(0);
-    expect(g.body.portefeuille).toContainEqual({ code: 'gemmes', nom: 'Gemmes', solde: 12, max: null });
+    expect(g.body.data.portefeuille).toContainEqual({ code: 'gemmes', nom: 'Gemmes', solde: 12, max: null });
     expect(await quantity(p, 'potion')).toBe(2);
     const v = await runManetteJson(['economy', 'revoke', 'eco-a', p.id, '--monnaie', 'gemmes', '5', '--raison', 'erreur', '--json'],
       app.databaseUrl, 'en_US.UTF-8');
@@ -276,5 +277,31 @@ describe('manette economy grant|revoke', () => {
     expect(audit[1]!.details.raison).toBe('erreur');
     expect(await sql("select reason, ref from manette.ledger where player_id = $1 and code = 'gemmes' order by id", [p.id]))
       .toEqual([{ reason: 'support', ref: { raison: 'geste commercial' } }, { reason: 'support', ref: { raison: 'erreur' } }]);
+  });
+});
+
+describe('the game file', () => {
+  const bad = (patch: Record<string, unknown>, lang: 'fr' | 'en' = 'fr') => {
+    const r = parseGameConfig({ ...GAME, ...patch }, lang);
+    return r.ok ? 'ok' : r.error;
+  };
+  it('applies the economy, and files without it stay as written', () => {
+    expect(bad({})).toBe('ok');
+    const old = parseGameConfig({ jeu: 'vieux', nom: 'Vieux', boutique: [{ code: 'a', nom: 'A', prix: 2.5, devise: 'or' }] });
+    expect(old.ok && (old.config as Record<string, unknown>).monnaies).toBeUndefined();
+  });
+  it('names an unknown code, a fractional prix in a declared currency, bad amounts (French and English)', () => {
+    const arc = { boutique: [{ code: 'x', nom: 'X', prix: 1, devise: 'or', contenu: { objets: { arc: 1 } } }] };
+    expect(bad(arc)).toContain('boutique.0.contenu.objets.arc: objet inconnu « arc » (il doit être déclaré dans objets)');
+    expect(bad(arc, 'en')).toContain('boutique.0.contenu.objets.arc: unknown object "arc" (it must be declared in objets)');
+    const rubis = { modes: { m: { equipes: 2, joueurs_par_equipe: 1, regles: 'morpion', recompenses: { nul: { monnaies: { rubis: 2 } } } } } };
+    expect(bad(rubis)).toContain('modes.m.recompenses.nul.monnaies.rubis: monnaie inconnue « rubis »');
+    expect(bad(rubis, 'en')).toContain('unknown currency "rubis" (it must be declared in monnaies)');
+    const prix = { boutique: [{ code: 'x', nom: 'X', prix: 1.5, devise: 'or', contenu: { objets: { potion: 1 } } }] };
+    expect(bad(prix)).toContain('boutique.0.prix: prix entier attendu');
+    expect(bad(prix, 'en')).toContain('boutique.0.prix: integer prix expected (devise "or" is a currency of the game)');
+    expect(bad({ boutique: [{ code: 'x', nom: 'X', prix: 1, devise: 'or', contenu: { objets: { potion: -1 } } }] })).toContain('boutique.0.contenu.objets.potion');
+    expect(bad({ boutique: [{ code: 'x', nom: 'X', prix: 1, devise: 'or', contenu: {} }] }, 'en')).toContain('at least one currency or object');
+    expect(bad({ monnaies: { or: { nom: 'Or', depart: 5, max: 2 } } }, 'en')).toContain('monnaies.or.depart: depart must be less than or equal to max');
   });
 });

@@ -40,7 +40,10 @@ beforeAll(async () => {
     google: { client_id: GOOGLE_CLIENT },
     tables: { notes: { colonnes: { texte: { type: 'text' }, n: { type: 'integer' } }, lecture: 'public', ecriture: 'joueurs' } },
     classements: { points: {} },
-    boutique: [{ code: 'epee', nom: 'Épée', description: 'Tranchante', prix: 100, devise: 'or', metadonnees: { degats: 12 } }],
+    boutique: [{ code: 'epee', nom: 'Épée', description: 'Tranchante', prix: 100, devise: 'or', metadonnees: { degats: 12 },
+      contenu: { objets: { epee: 1 } } }],
+    monnaies: { or: { nom: 'Or', depart: 500, max: 100000 } },
+    objets: { epee: { nom: 'Épée' } },
     modes: { duel: { equipes: 2, joueurs_par_equipe: 1, regles: 'libre', elo_ecart_initial: 10000, spectateurs: true } },
   })));
   doc = (await api.get('/openapi.json')).body as Doc;
@@ -233,6 +236,13 @@ describe('contract: real responses match the documented ones', () => {
     c('get', '/leaderboards/{id}/scores', await api.get('/leaderboards/points/scores?autour=moi', { token: a }));
     c('get', '/shop/articles', await api.get('/shop/articles'));
     c('get', '/panel', await api.get('/panel'));
+    // Economy.
+    c('get', '/economie/portefeuille', await api.get('/economie/portefeuille', { token: a }));
+    c('post', '/shop/acheter', await api.post('/shop/acheter', { code: 'epee', quantite: 2 }, { token: a, headers: { 'idempotency-key': 'achat-1' } }));
+    c('get', '/economie/inventaire', await api.get('/economie/inventaire', { token: a }));
+    c('post', '/economie/utiliser', await api.post('/economie/utiliser', { objet: 'epee', quantite: 1 }, { token: a }));
+    c('get', '/economie/historique', await api.get('/economie/historique?limit=2', { token: a }));
+    c('post', '/shop/acheter', await api.post('/shop/acheter', { code: 'epee', quantite: 100 }, { token: a }));   // solde_insuffisant
     c('get', '/realtime/config', await api.get('/realtime/config'));
     c('get', '/realtime/config', await api.get('/realtime/config', { token: a }));
 

@@ -59,10 +59,12 @@ describe('GET /shop/articles', () => {
     expect(epee).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/), code: 'epee', nom: 'Épée', description: 'Tranchante', prix: 100, devise: 'or',
       image_url: 'https://cdn.example.test/epee.png', metadonnees: { degats: 12, rarete: 'rare' },
+      // The economy's additions (docs/economy.md): an old-style article is listed, not buyable.
+      contenu: null, achetable: false,
     });
     const potion = r.body.data.find((a: { code: string }) => a.code === 'potion');
     expect(potion).toEqual({
-      id: expect.any(String), code: 'potion', nom: 'Potion', description: null, prix: 2.5, devise: 'gemmes', image_url: null, metadonnees: {},
+      id: expect.any(String), code: 'potion', nom: 'Potion', description: null, prix: 2.5, devise: 'gemmes', image_url: null, metadonnees: {}, contenu: null, achetable: false,
     });
   });
 

@@ -1,6 +1,6 @@
 // The `manette` command. One file per command under commands/: start and apply; init,
 // test, supabase-migrations and supabase-function for a studio's folder; the admin
-// commands (import, rows, keys, players, match); console, the studio console. Texts follow the user's locale (locale.ts).
+// commands (import, rows, keys, players, match, economy); console, the studio console. Texts follow the user's locale (locale.ts).
 import { Command } from 'commander';
 import { z } from 'zod';
 import { cliLang } from './locale.js';
@@ -14,6 +14,7 @@ import { registerRows } from './commands/rows.js';
 import { registerKeys } from './commands/keys.js';
 import { registerPlayers } from './commands/players.js';
 import { registerMatch } from './commands/match.js';
+import { registerEconomy } from './commands/economy.js';
 import { registerInit } from './commands/init.js';
 import { registerTest } from './commands/test.js';
 import { registerSupabaseMigrations } from './commands/supabase-migrations.js';
@@ -38,6 +39,7 @@ registerRows(program, ctx);
 registerKeys(program, ctx);
 registerPlayers(program, ctx);
 registerMatch(program, ctx);
+registerEconomy(program, ctx);
 registerInit(program, ctx);
 registerTest(program, ctx);
 registerSupabaseMigrations(program, ctx);

@@ -190,6 +190,9 @@ const DETAIL_MESSAGES: ReadonlyArray<readonly [fr: string, en: string]> = [
   ['en_cours, terminee, annulee ou all', 'en_cours, terminee, annulee or all'],
   // The studio console's leaderboards (manette_admin.console_board_period).
   ['début d’une période du classement attendu', 'the start of one of the leaderboard’s periods expected'],
+  // The economy's support command (manette_admin.economy_grant).
+  ['de 1 à 500 caractères', '1 to 500 characters'],
+  ['au moins une monnaie ou un objet', 'at least one currency or object'],
 ];
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
