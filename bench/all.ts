@@ -12,6 +12,7 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 export const COMPARISONS: { file: string; args: string[]; goal: string }[] = [
   { file: 'bench/match-action.ts', args: [], goal: 'api.match_action ≥ 1/3 of the minimal transaction (not flushed), ≥ 0.6 durable' },
   { file: 'bench/matchmaking.ts', args: [], goal: 'api.matchmaking_join the same order as its minimal writes (≥ 1/3)' },
+  { file: 'bench/shop-purchase.ts', args: [], goal: 'api.shop_acheter the same order as its minimal writes (≥ 1/3)' },
   { file: 'bench/leaderboard-submit.ts', args: [], goal: 'api.leaderboards_submit the same order as its minimal writes (≥ 1/3)' },
   { file: 'bench/facade.ts', args: [], goal: 'façade ≥ 0.8 × the bare node:http + pg server' },
   { file: 'bench/login.ts', args: [], goal: 'login and register ≥ 30/s with argon2id at OWASP\'s minimum' },

@@ -3,8 +3,10 @@
 //   GET  /games/:jeu/players/:id                 → manette_admin.console_player
 //   POST /games/:jeu/players/:id/sessions/revoke → manette_admin.session_revoke ({session_id}: one session)
 //                                                 | manette_admin.players_revoke_sessions (none: all, as the CLI)
+//   GET  /games/:jeu/players/:id/economie?limit=&avant= → manette_admin.console_player_economy (wallet,
+//                                                 inventory, ledger newest first paged by id; read only)
 // SQL now: supabase/schema/functions/manette_admin.console_players.sql, console_player.sql,
-// session_revoke.sql, players_revoke_sessions.sql.
+// session_revoke.sql, players_revoke_sessions.sql, console_player_economy.sql.
 import { z } from 'zod';
 import { adminCall, consoleRoute, GameParams, paging } from '../route.js';
 
@@ -39,5 +41,15 @@ export const playersRoutes = [
       // One session, of this player (another player's session is not found).
       return adminCall(deps, 'select manette_admin.session_revoke($1, $2, $3) as r', [params.jeu, body.session_id, params.id]);
     },
+  }),
+  consoleRoute({
+    method: 'get', path: '/games/:jeu/players/:id/economie',
+    params: player,
+    query: z.object({
+      limit: z.coerce.number().int().min(1).max(200).default(20),
+      avant: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+    }),
+    handler: ({ deps, params, query }) => adminCall(deps, 'select manette_admin.console_player_economy($1, $2, $3, $4) as r',
+      [params.jeu, params.id, query.limit, query.avant ?? null]),
   }),
 ];

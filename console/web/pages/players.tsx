@@ -1,7 +1,8 @@
 // The players page: a search by pseudo or e-mail (prefix, any case) over the game's
 // players, newest first; a player's page (#/<jeu>/players/<id>) with the profile, the
 // sessions (revoke one, or all as `manette players revoke-sessions`), rows, files, scores
-// and matches. Server: console/server/routes/players.ts.
+// and matches, and the economy (wallet, inventory, ledger paged by id; read only: grants and
+// revokes are `manette economy grant|revoke`). Server: console/server/routes/players.ts.
 import { useEffect, useState } from 'preact/hooks';
 import type { ConsolePage, PageProps } from '../types.js';
 import { api, gamePath, qs } from '../api.js';
@@ -30,6 +31,13 @@ interface Player extends PlayerRow {
   scores: ScoreItem[]; scores_total: number;
   parties: MatchItem[]; parties_total: number;
 }
+
+interface WalletLine { code: string; nom: string; solde: number; max: number | null }
+interface InventoryLine { code: string; nom: string; quantite: number; empilable: boolean; max: number | null }
+interface LedgerRow { id: number; type: 'monnaie' | 'objet'; code: string; delta: number; apres: number; raison: string; ref: Record<string, unknown>; cree_le: string }
+interface Economy { portefeuille: WalletLine[]; inventaire: InventoryLine[]; mouvements: LedgerRow[]; suivant: number | null }
+
+const LEDGER_PAGE = 20;
 
 function PlayersPage(props: PageProps) {
   return props.rest[0] ? <PlayerView {...props} id={props.rest[0]} /> : <PlayerSearch {...props} />;
@@ -100,6 +108,94 @@ function size(bytes: number): string {
   return t({ en: '{n} MiB', fr: '{n} Mio' }, { n: num(bytes / 1024 / 1024, 1) });
 }
 
+function reason(r: string) {
+  switch (r) {
+    case 'depart': return t({ en: 'starting balance', fr: 'solde de départ' });
+    case 'achat': return t({ en: 'purchase', fr: 'achat' });
+    case 'utilisation': return t({ en: 'use', fr: 'utilisation' });
+    case 'recompense': return t({ en: 'match reward', fr: 'récompense de partie' });
+    case 'support': return t({ en: 'support', fr: 'support' });
+    default: return r;
+  }
+}
+
+/** What a ledger row's ref points at: the article bought, the match rewarded, or the raw ref. */
+function refOf(jeu: string, row: LedgerRow) {
+  const ref = row.ref ?? {};
+  if (typeof ref.article === 'string') return <span class="nowrap"><code>{ref.article}</code> × {num(Number(ref.quantite ?? 1))}</span>;
+  if (typeof ref.partie_id === 'string') return <a class="mono" href={href(jeu, 'matches', ref.partie_id)}>{ref.partie_id.slice(0, 8)}</a>;
+  return Object.keys(ref).length ? <Json value={ref} max={60} /> : <span class="muted">—</span>;
+}
+
+function signed(n: number) {
+  return n > 0 ? `+${num(n)}` : num(n);
+}
+
+/** The player's wallet, inventory and ledger (newest first, "Older" pages by id). */
+function EconomyCard({ jeu, id }: { jeu: string; id: string }) {
+  useLang();
+  const [cursors, setCursors] = useState<number[]>([]);
+  const avant = cursors[cursors.length - 1];
+  const eco = useLoad(() => api.get<Economy>(gamePath(jeu, 'players', id, 'economie') + qs({ limit: LEDGER_PAGE, avant })), [jeu, id, avant]);
+  return (
+    <Card title={t({ en: 'Wallet and ledger', fr: 'Portefeuille et grand livre' })}>
+      <Show loaded={eco}>{(e) => (
+        <>
+          <div class="grid wide">
+            <div>
+              <h3>{t({ en: 'Wallet', fr: 'Portefeuille' })}</h3>
+              <DataTable<WalletLine>
+                rows={e.portefeuille} rowKey={(w) => w.code}
+                empty={t({ en: 'The game file declares no currency.', fr: 'Le fichier de jeu ne déclare aucune monnaie.' })}
+                columns={[
+                  { label: t({ en: 'Currency', fr: 'Monnaie' }), cell: (w) => <span title={w.code}>{w.nom} <code class="muted small">{w.code}</code></span> },
+                  { label: t({ en: 'Balance', fr: 'Solde' }), cell: (w) => num(w.solde), class: 'num' },
+                  { label: t({ en: 'Cap', fr: 'Plafond' }), cell: (w) => (w.max === null ? <span class="muted">—</span> : num(w.max)), class: 'num' },
+                ]} />
+            </div>
+            <div>
+              <h3>{t({ en: 'Inventory', fr: 'Inventaire' })}</h3>
+              <DataTable<InventoryLine>
+                rows={e.inventaire} rowKey={(o) => o.code}
+                empty={t({ en: 'No object held.', fr: 'Aucun objet détenu.' })}
+                columns={[
+                  { label: t({ en: 'Object', fr: 'Objet' }), cell: (o) => <span title={o.code}>{o.nom} <code class="muted small">{o.code}</code></span> },
+                  { label: t({ en: 'Quantity', fr: 'Quantité' }), cell: (o) => num(o.quantite), class: 'num' },
+                  { label: t({ en: 'Cap', fr: 'Plafond' }), cell: (o) => (!o.empilable ? t({ en: 'one at most', fr: 'un au plus' })
+                    : o.max === null ? <span class="muted">—</span> : num(o.max)), class: 'num' },
+                ]} />
+            </div>
+          </div>
+          <h3>{t({ en: 'Ledger, newest first', fr: 'Grand livre, les plus récents d’abord' })}</h3>
+          <DataTable<LedgerRow>
+            rows={e.mouvements} rowKey={(r) => String(r.id)}
+            empty={t({ en: 'No movement yet: every balance is its currency’s starting amount.', fr: 'Aucun mouvement pour l’instant : chaque solde est le montant de départ de sa monnaie.' })}
+            columns={[
+              { label: '#', cell: (r) => <span class="muted small">{r.id}</span>, class: 'num' },
+              { label: t({ en: 'When', fr: 'Quand' }), cell: (r) => <span class="nowrap">{when(r.cree_le)}</span> },
+              { label: t({ en: 'What', fr: 'Quoi' }), cell: (r) => <span class="nowrap">
+                <span class={`badge ${r.type === 'monnaie' ? 'ok' : 'live'}`}>{r.type === 'monnaie' ? t({ en: 'currency', fr: 'monnaie' }) : t({ en: 'object', fr: 'objet' })}</span> <code>{r.code}</code></span> },
+              { label: t({ en: 'Change', fr: 'Variation' }), cell: (r) => signed(r.delta), class: 'num' },
+              { label: t({ en: 'After', fr: 'Après' }), cell: (r) => num(r.apres), class: 'num' },
+              { label: t({ en: 'Reason', fr: 'Raison' }), cell: (r) => reason(r.raison) },
+              { label: t({ en: 'Reference', fr: 'Référence' }), cell: (r) => refOf(jeu, r), class: 'wrap' },
+            ]} />
+          {cursors.length || e.suivant !== null ? (
+            <nav class="pager" aria-label={t({ en: 'Ledger pages', fr: 'Pages du grand livre' })}>
+              <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>{t({ en: '← Newer', fr: '← Plus récents' })}</button>
+              <button type="button" disabled={e.suivant === null} onClick={() => setCursors([...cursors, e.suivant!])}>{t({ en: 'Older →', fr: 'Plus anciens →' })}</button>
+            </nav>
+          ) : null}
+          <p class="muted small">{t({
+            en: 'Read only. Support grants and revokes: manette economy grant|revoke (audited).',
+            fr: 'Lecture seule. Crédits et débits du support : manette economy grant|revoke (audités).',
+          })}</p>
+        </>
+      )}</Show>
+    </Card>
+  );
+}
+
 /** "12 of 80 shown" under a capped list. */
 function Capped({ shown, total }: { shown: number; total: number }) {
   if (total <= shown) return null;
@@ -163,6 +259,8 @@ function PlayerView({ jeu, id }: PageProps & { id: string }) {
               ]} />
             <Capped shown={p.sessions.length} total={p.sessions_total} />
           </Card>
+
+          <EconomyCard jeu={jeu} id={id} />
 
           <div class="grid wide">
             <Card title={t({ en: 'Rows', fr: 'Lignes' })}>
