@@ -190,17 +190,25 @@ describe.skipIf(!haveBrowser)('economy in a browser: the SDK, <manette-boutique>
       for (const p of players) await p.page.locator('#match').waitFor({ state: 'visible', timeout: 20_000 });
       const turnOf = (p: Player) => p.page.locator('#turn').textContent();
       await expect.poll(async () => (await Promise.all(players.map(turnOf))).filter((t) => t === L.mine).length, { timeout: 15_000 }).toBe(1);
-      const [x, o] = (await turnOf(players[0]!)) === L.mine ? [players[0]!, players[1]!] : [players[1]!, players[0]!];
+      const [first, second] = (await turnOf(players[0]!)) === L.mine ? [players[0]!, players[1]!] : [players[1]!, players[0]!];
       const move = async (p: Player, i: number, mark: string) => {
         await expect.poll(() => turnOf(p), { timeout: 15_000 }).toBe(L.mine);
         await p.page.locator(`#board .cell[data-case="${i}"]`).click();
         await expect.poll(() => p.page.locator(`#board .cell[data-case="${i}"]`).textContent(), { timeout: 15_000 }).toBe(mark);
       };
-      await move(x, 0, 'X');
-      await move(o, 3, 'O');
-      await move(x, 1, 'X');
-      await move(o, 4, 'O');
-      await move(x, 2, 'X');
+      // The desktop player wins, whoever plays first: X takes the top row, or O the middle one.
+      await move(first, 0, 'X');
+      await move(second, 3, 'O');
+      await move(first, 1, 'X');
+      await move(second, 4, 'O');
+      if (!first.phone) await move(first, 2, 'X');
+      else {
+        await move(first, 8, 'X');
+        await move(second, 5, 'O');
+      }
+      // x: the winner (desktop), o: the other (phone).
+      const x = players.find((p) => !p.phone)!;
+      const o = players.find((p) => p.phone)!;
       await expect.poll(() => turnOf(x), { timeout: 15_000 }).toBe(L.won);
 
       // The gold arrives: the reward line under the result, and the shop's wallet.
@@ -232,8 +240,8 @@ describe.skipIf(!haveBrowser)('economy in a browser: the SDK, <manette-boutique>
       expect(achats[0]).toMatchObject({ bubbles: true, composed: true, detail: { achat: { article: 'potion', quantite: 1, prix_total: 30, devise: 'or' } } });
       expect(await stored('demo', x.pseudo)).toEqual({ or: '20', items: { potion: '1' }, ledger: ['recompense or 50', 'achat or -30', 'achat potion 1'] });
       await x.page.mouse.move(0, 0);
-      await shop(x).screenshot({ path: path.join(SCREENSHOT_DIR, `economy-boutique${x.phone ? '-phone' : ''}${suffix}.png`) });
-      await x.page.screenshot({ path: path.join(SCREENSHOT_DIR, `demo-economy${x.phone ? '-phone' : ''}${suffix}.png`), fullPage: true });
+      await shop(x).screenshot({ path: path.join(SCREENSHOT_DIR, `economy-boutique${suffix}.png`) });
+      await x.page.screenshot({ path: path.join(SCREENSHOT_DIR, `demo-economy${suffix}.png`), fullPage: true });
 
       // Not enough gold: the crown (100) for the winner, a potion (30) for the loser's 10.
       // The panel shows the server's own message (role=alert) and nothing changes.
@@ -256,8 +264,8 @@ describe.skipIf(!haveBrowser)('economy in a browser: the SDK, <manette-boutique>
       }
       expect(await o.page.evaluate(() => (window as any).achats)).toEqual([]);
       await o.page.mouse.move(0, 0);
-      await shop(o).screenshot({ path: path.join(SCREENSHOT_DIR, `economy-boutique-refused${o.phone ? '-phone' : ''}${suffix}.png`) });
-      await o.page.screenshot({ path: path.join(SCREENSHOT_DIR, `demo-economy${o.phone ? '-phone' : ''}${suffix}.png`), fullPage: true });
+      await shop(o).screenshot({ path: path.join(SCREENSHOT_DIR, `economy-boutique-refused-phone${suffix}.png`) });
+      await o.page.screenshot({ path: path.join(SCREENSHOT_DIR, `demo-economy-phone${suffix}.png`), fullPage: true });
 
       // Nothing wider than the phone, and every part of the shop inside its panel.
       const phone = players.find((p) => p.phone)!;
