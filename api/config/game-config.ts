@@ -35,6 +35,30 @@ const Leaderboard = z.strictObject({
 }).refine((l) => l.valeur_min === undefined || l.valeur_max === undefined || l.valeur_min <= l.valeur_max,
   { message: 'valeur_min doit être inférieure ou égale à valeur_max', path: ['valeur_min'] });
 
+// The economy (docs/economy.md): codes of currencies and objects, integer amounts.
+const EconomyCode = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/);
+const MAX_CAP = 10 ** 15;
+const MAX_AMOUNT = 10 ** 12;
+const Amount = z.number().int().min(1).max(MAX_AMOUNT);
+const Currency = z.strictObject({
+  nom: z.string().min(1).max(200),
+  // Optional without default, so a file is stored as written (0 when absent, in SQL).
+  depart: z.number().int().min(0).max(MAX_CAP).optional(),
+  max: z.number().int().min(1).max(MAX_CAP).optional(),
+}).refine((c) => c.max === undefined || (c.depart ?? 0) <= c.max,
+  { message: 'depart doit être inférieur ou égal à max', path: ['depart'] });
+const Item = z.strictObject({
+  nom: z.string().min(1).max(200),
+  empilable: z.boolean().optional(),   // true when absent
+  max: z.number().int().min(1).max(MAX_CAP).optional(),
+});
+// What a purchase or a reward grants: at least one entry.
+const Contents = z.strictObject({
+  monnaies: z.record(EconomyCode, Amount).optional(),
+  objets: z.record(EconomyCode, Amount).optional(),
+}).refine((c) => Object.keys(c.monnaies ?? {}).length + Object.keys(c.objets ?? {}).length >= 1,
+  'au moins une monnaie ou un objet');
+
 const Article = z.strictObject({
   code: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/),
   nom: z.string().min(1).max(200),
@@ -47,6 +71,7 @@ const Article = z.strictObject({
   ordre: z.number().int().min(-2147483648).max(2147483647).default(0),
   debut: Timestamp.optional(),
   fin: Timestamp.optional(),
+  contenu: Contents.optional(),
 }).refine((a) => a.debut === undefined || a.fin === undefined || Date.parse(a.debut) < Date.parse(a.fin),
   { message: 'fin doit être après debut', path: ['fin'] });
 
@@ -74,6 +99,8 @@ const Mode = z.strictObject({
   // turn does (`abandon`: the team on turn loses; `passe`: the next seat plays).
   delai_tour_s: z.number().int().min(1).max(86400).optional(),
   sur_delai: z.enum(['abandon', 'passe']).optional(),
+  // Granted to each participant when a match ends (docs/economy.md, Rewards).
+  recompenses: z.strictObject({ victoire: Contents.optional(), defaite: Contents.optional(), nul: Contents.optional() }).optional(),
 }).refine((m) => m.equipes * m.joueurs_par_equipe >= 1 && m.equipes * m.joueurs_par_equipe <= 128,
   { message: 'une salle compte de 1 à 128 joueurs', path: ['joueurs_par_equipe'] })
   .refine((m) => m.sur_delai === undefined || m.delai_tour_s !== undefined,
@@ -99,6 +126,9 @@ export const GameConfig = z.strictObject({
   boutique: z.array(Article).default([])
     .refine((a) => new Set(a.map((x) => x.code)).size === a.length, 'codes d’articles en double'),
   modes: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/), Mode).default({}),
+  // The economy (docs/economy.md): optional without default, so older files are stored unchanged.
+  monnaies: z.record(EconomyCode, Currency).optional(),
+  objets: z.record(EconomyCode, Item).optional(),
   // Match rooms (docs/matches.md): private rooms readable by participants only (with
   // the token of GET /realtime/config), or public ones anyone with the match id may join;
   // diffusion_joueurs lets participants broadcast and track presence in their room.
@@ -125,6 +155,32 @@ export const GameConfig = z.strictObject({
       ctx.addIssue({ code: 'custom', path, message: `les bornes du classement « ${id} » doivent admettre 1 (une victoire)` });
     }
   }
+  // Same rules (and texts) as manette_admin.apply_part_economy.
+  const currencies = game.monnaies ?? {};
+  const items = game.objets ?? {};
+  const checkContents = (contents: z.infer<typeof Contents> | undefined, at: (string | number)[]) => {
+    for (const code of Object.keys(contents?.monnaies ?? {})) {
+      if (!Object.hasOwn(currencies, code)) {
+        ctx.addIssue({ code: 'custom', path: [...at, 'monnaies', code], message: `monnaie inconnue « ${code} » (elle doit être déclarée dans monnaies)` });
+      }
+    }
+    for (const code of Object.keys(contents?.objets ?? {})) {
+      if (!Object.hasOwn(items, code)) {
+        ctx.addIssue({ code: 'custom', path: [...at, 'objets', code], message: `objet inconnu « ${code} » (il doit être déclaré dans objets)` });
+      }
+    }
+  };
+  game.boutique.forEach((article, i) => {
+    checkContents(article.contenu, ['boutique', i, 'contenu']);
+    if (Object.hasOwn(currencies, article.devise) && !Number.isInteger(article.prix)) {
+      ctx.addIssue({ code: 'custom', path: ['boutique', i, 'prix'], message: `prix entier attendu (la devise « ${article.devise} » est une monnaie du jeu)` });
+    }
+  });
+  for (const [code, mode] of Object.entries(game.modes)) {
+    for (const outcome of ['victoire', 'defaite', 'nul'] as const) {
+      checkContents(mode.recompenses?.[outcome], ['modes', code, 'recompenses', outcome]);
+    }
+  }
 });
 
 export type GameConfig = z.infer<typeof GameConfig>;
@@ -138,6 +194,11 @@ const OWN_DETAILS_EN: [RegExp, (m: RegExpExecArray) => string][] = [
   [/^classement inconnu « (.*) » \(il doit être déclaré dans classements\)$/su, (m) => `unknown leaderboard "${m[1]}" (it must be declared in classements)`],
   [/^le classement « (.*) » doit avoir l’opérateur somme \(il a « (.*) »\)$/su, (m) => `leaderboard "${m[1]}" must have the operator somme (it has "${m[2]}")`],
   [/^les bornes du classement « (.*) » doivent admettre 1 \(une victoire\)$/su, (m) => `the bounds of leaderboard "${m[1]}" must allow 1 (one win)`],
+  [/^depart doit être inférieur ou égal à max$/, () => 'depart must be less than or equal to max'],
+  [/^au moins une monnaie ou un objet$/, () => 'at least one currency or object'],
+  [/^monnaie inconnue « (.*) » \(elle doit être déclarée dans monnaies\)$/su, (m) => `unknown currency "${m[1]}" (it must be declared in monnaies)`],
+  [/^objet inconnu « (.*) » \(il doit être déclaré dans objets\)$/su, (m) => `unknown object "${m[1]}" (it must be declared in objets)`],
+  [/^prix entier attendu \(la devise « (.*) » est une monnaie du jeu\)$/su, (m) => `integer prix expected (devise "${m[1]}" is a currency of the game)`],
 ];
 
 function detailText(message: string, lang: Lang): string {

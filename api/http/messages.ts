@@ -52,6 +52,16 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
   // The studio console (leaderboard retire).
   score_not_found: { fr: 'Ce joueur n’a pas de score dans ce classement pour cette période.', en: 'This player has no score on this leaderboard for this period.' },
 
+  // The economy (docs/economy.md).
+  article_introuvable: { fr: 'Article introuvable.', en: 'Article not found.' },
+  article_inactif: { fr: 'Cet article n’est pas en vente en ce moment.', en: 'This article is not on sale right now.' },
+  article_non_achetable: { fr: 'Cet article ne peut pas être acheté ici.', en: 'This article cannot be bought here.' },
+  solde_insuffisant: { fr: 'Solde insuffisant.', en: 'Insufficient balance.' },
+  quantite_insuffisante: { fr: 'Tu n’en as pas assez.', en: 'You do not have enough of it.' },
+  limite_atteinte: { fr: 'Limite atteinte : tu ne peux pas en avoir plus.', en: 'Limit reached: you cannot hold more.' },
+  objet_introuvable: { fr: 'Objet introuvable.', en: 'Object not found.' },
+  monnaie_introuvable: { fr: 'Monnaie introuvable.', en: 'Currency not found.' },
+
   // Reasons (`reason` beside upload_failed, action_refusee and validation_failed).
   'validation_failed.import': { fr: 'Lignes invalides : rien n’a été importé.', en: 'Invalid rows: nothing was imported.' },
   'forbidden.ecriture_joueurs': {

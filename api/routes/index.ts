@@ -6,10 +6,11 @@ import tables from './tables/index.js';
 import storage from './storage/index.js';
 import leaderboards from './leaderboards/index.js';
 import shop from './shop/index.js';
+import economie from './economie/index.js';
 import matchmaking from './matchmaking/index.js';
 import match from './match/index.js';
 import system from './system/index.js';
 
 export const routes: RouteDef<any, any, any>[] = [
-  ...players, ...tables, ...storage, ...leaderboards, ...shop, ...matchmaking, ...match, ...system,
+  ...players, ...tables, ...storage, ...leaderboards, ...shop, ...economie, ...matchmaking, ...match, ...system,
 ];

@@ -13,6 +13,12 @@ export const Article = z.object({
   devise: z.string(),
   image_url: z.string().nullable(),
   metadonnees: z.record(z.string(), z.unknown()),
+  contenu: z.object({
+    monnaies: z.record(z.string(), z.number().int()).optional(),
+    objets: z.record(z.string(), z.number().int()).optional(),
+  }).nullable().meta({ description: 'What one purchase grants (null: an article without contenu).' }),
+  achetable: z.boolean().meta({ description: 'POST /shop/acheter sells it: its devise is a currency of the game '
+    + 'file and it has a contenu (else 409 `article_non_achetable`).' }),
 }).meta({ id: 'Article' });
 
 export default defineRoute({

@@ -1,5 +1,6 @@
-// Shop and the SDK panels (docs/storage-shop-panel.md): api.shop_articles, api.panel_get (supabase/schema/functions/).
+// Shop and the SDK panels (docs/storage-shop-panel.md): api.shop_articles, api.shop_acheter, api.panel_get (supabase/schema/functions/).
 import articles from './articles.js';
 import panel from './panel.js';
+import acheter from './acheter.js';
 
-export default [articles, panel];
+export default [articles, acheter, panel];

@@ -74,5 +74,6 @@ CREATE TRIGGER matches_announce AFTER INSERT ON manette.matches FOR EACH ROW EXE
 CREATE TRIGGER matches_credit_victory AFTER UPDATE OF status ON manette.matches FOR EACH ROW WHEN (old.status = 'en_cours'::text AND new.status = 'terminee'::text) EXECUTE FUNCTION manette.match_credit_victory();
 CREATE TRIGGER matches_keep_initial_board BEFORE INSERT ON manette.matches FOR EACH ROW EXECUTE FUNCTION manette.match_keep_initial_board();
 CREATE TRIGGER matches_rate AFTER UPDATE OF status ON manette.matches FOR EACH ROW WHEN (old.status = 'en_cours'::text AND new.status = 'terminee'::text) EXECUTE FUNCTION manette.match_rate();
+CREATE TRIGGER matches_reward AFTER UPDATE OF status ON manette.matches FOR EACH ROW WHEN (old.status = 'en_cours'::text AND new.status = 'terminee'::text) EXECUTE FUNCTION manette.match_reward();
 CREATE TRIGGER matches_sync_live AFTER UPDATE OF status ON manette.matches FOR EACH ROW WHEN (old.status IS DISTINCT FROM new.status) EXECUTE FUNCTION manette.match_players_sync_live();
 CREATE TRIGGER matches_turn_timer BEFORE INSERT OR UPDATE ON manette.matches FOR EACH ROW EXECUTE FUNCTION manette.match_turn_timer();

@@ -21,6 +21,7 @@ create table manette.modes (
   elo_k double precision default 32 not null,
   elo_start double precision default 1500 not null,
   spectators boolean default false not null,
+  rewards jsonb,
   constraint modes_pkey PRIMARY KEY (id),
   constraint modes_game_code_key UNIQUE (game_id, code),
   constraint modes_game_id_id_key UNIQUE (game_id, id),
@@ -37,6 +38,7 @@ create table manette.modes (
   constraint modes_inactivity_timeout_s_check CHECK (inactivity_timeout_s >= 1 AND inactivity_timeout_s <= 86400),
   constraint modes_on_timeout_check CHECK (on_timeout = ANY (ARRAY['abandon'::text, 'passe'::text])),
   constraint modes_players_per_team_check CHECK (players_per_team >= 1 AND players_per_team <= 64),
+  constraint modes_rewards_check CHECK (rewards IS NULL OR jsonb_typeof(rewards) = 'object'::text),
   constraint modes_rules_check CHECK (rules ~ '^[a-z_][a-z0-9_]{0,62}(\.[a-z_][a-z0-9_]{0,62})?$'::text),
   constraint modes_teams_check CHECK (teams >= 1 AND teams <= 16),
   constraint modes_turn_timeout_s_check CHECK (turn_timeout_s >= 1 AND turn_timeout_s <= 86400)
@@ -59,6 +61,7 @@ comment on column manette.modes.elo_source is 'elo of the game file: client (mat
 comment on column manette.modes.elo_k is 'elo_k of the game file: the K factor of a serveur mode';
 comment on column manette.modes.elo_start is 'elo_depart of the game file: the rating of a player before any rated match';
 comment on column manette.modes.spectators is 'spectateurs of the game file: any player of the game may read this mode''s matches and join their rooms read-only';
+comment on column manette.modes.rewards is 'recompenses of the game file: {victoire?, defaite?, nul?} granted to each participant when a match ends';
 
 -- Policies
 create policy "A realtime token sees its game's modes" on manette.modes

@@ -17,10 +17,12 @@ create table manette.shop_articles (
   removed_at timestamp with time zone,
   created_at timestamp with time zone default now() not null,
   updated_at timestamp with time zone default now() not null,
+  contents jsonb,
   constraint shop_articles_pkey PRIMARY KEY (id),
   constraint shop_articles_game_code_key UNIQUE (game_id, code),
   constraint shop_articles_game_id_fkey FOREIGN KEY (game_id) REFERENCES manette.games(id) ON DELETE CASCADE,
   constraint shop_articles_code_check CHECK (code ~ '^[A-Za-z0-9_.-]{1,64}$'::text),
+  constraint shop_articles_contents_check CHECK (contents IS NULL OR jsonb_typeof(contents) = 'object'::text),
   constraint shop_articles_currency_check CHECK (length(currency) >= 1 AND length(currency) <= 32),
   constraint shop_articles_description_check CHECK (length(description) <= 2000),
   constraint shop_articles_metadata_check CHECK (jsonb_typeof(metadata) = 'object'::text),
@@ -35,6 +37,8 @@ alter table manette.shop_articles force row level security;
 revoke all on table manette.shop_articles from public;
 grant delete, insert, select, update on table manette.shop_articles to manette_admin;
 grant select on table manette.shop_articles to manette_engine;
+
+comment on column manette.shop_articles.contents is 'contenu of the game file: what one purchase grants ({monnaies?, objets?}); null: not buyable';
 
 -- Policies
 create policy "Articles are visible to requests of their game" on manette.shop_articles
