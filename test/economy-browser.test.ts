@@ -233,7 +233,7 @@ describe.skipIf(!haveBrowser)('economy in a browser: the SDK, <manette-boutique>
       expect(await status.getAttribute('aria-live')).toBe('polite');
       await expect.poll(() => gold(x), { timeout: 15_000 }).toBe('20');
       const items = shop(x).getByRole('list', { name: L.inventory });
-      expect(await items.locator('li').allTextContents()).toEqual(['Potion× 1']);
+      expect(await items.locator('li').allTextContents()).toEqual(['Potion×\u00a01']);
       expect(await x.page.evaluate(() => (document.activeElement?.shadowRoot?.activeElement as HTMLElement | null)?.dataset.article)).toBe('potion');
       const achats = await x.page.evaluate(() => (window as any).achats);
       expect(achats).toHaveLength(1);

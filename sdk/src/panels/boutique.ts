@@ -93,6 +93,7 @@ export class ManetteBoutique extends ManettePanel {
     this.buying = code;
     this.error.textContent = '';
     this.statusLine.textContent = '';
+    this.statusLine.classList.remove('success');
     this.markBusy(true);
     try {
       const r = await client.economy.buy(code, { quantite: 1 });
@@ -101,6 +102,7 @@ export class ManetteBoutique extends ManettePanel {
       this.fillWallet();
       this.fillInventory();
       this.statusLine.textContent = this.t('boutique_achat_reussi', { article: article?.nom ?? code });
+      this.statusLine.classList.add('success');
       this.emit('manette-achat', r);
       return r;
     } catch (err) {
@@ -178,7 +180,7 @@ export class ManetteBoutique extends ManettePanel {
     }
     this.inventoryBox.replaceChildren(h('ul', { class: 'items', part: 'items', 'aria-labelledby': 'inventaire' },
       ...this.inventory.map((i) => h('li', { 'data-objet': i.code, part: 'item' },
-        h('span', { class: 'name' }, i.nom), h('strong', { class: 'amount' }, `× ${this.number(i.quantite)}`)))));
+        h('span', { class: 'name' }, i.nom), h('strong', { class: 'amount' }, `×\u00a0${this.number(i.quantite)}`)))));
   }
 
   private fillArticles(): void {
@@ -201,8 +203,8 @@ export class ManetteBoutique extends ManettePanel {
   private articleItem(a: ShopArticle): HTMLLIElement {
     const price = `${this.number(a.prix)} ${this.currencyName(a.devise)}`;
     const grants: string[] = [];
-    for (const [code, n] of Object.entries(a.contenu?.objets ?? {})) grants.push(`${this.number(n)} × ${this.objectName(code)}`);
-    for (const [code, n] of Object.entries(a.contenu?.monnaies ?? {})) grants.push(`${this.number(n)} ${this.currencyName(code)}`);
+    for (const [code, n] of Object.entries(a.contenu?.objets ?? {})) grants.push(`${this.number(n)}\u00a0×\u00a0${this.objectName(code)}`);
+    for (const [code, n] of Object.entries(a.contenu?.monnaies ?? {})) grants.push(`${this.number(n)}\u00a0${this.currencyName(code)}`);
     const info = h('div', { class: 'info' },
       h('strong', { class: 'article-name', part: 'article-name' }, a.nom),
       a.description ? h('p', { class: 'description', part: 'description' }, a.description) : null,
