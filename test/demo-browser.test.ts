@@ -178,8 +178,11 @@ describe.skipIf(!haveBrowser)('web demo in a browser', () => {
     const english = (await (await fetch(`${app.baseUrl}/panel`, { headers: { 'x-api-key': key, 'accept-language': 'en' } })).json()).data.textes;
     expect(english.connexion_bouton).not.toBe('Se connecter');
     await page.locator('manette-login').getByRole('button', { name: english.connexion_bouton }).waitFor({ timeout: 15_000 });
-    expect(await page.locator('#shop-title').textContent()).toBe('Shop');
-    await expect.poll(() => page.locator('#shop li').first().textContent(), { timeout: 15_000 }).toBe('Épée100 or');
+    // The shop panel, in English too; signed out, it lists the articles and asks to sign in.
+    const shop = page.locator('manette-boutique');
+    await expect.poll(() => shop.locator('h2').textContent(), { timeout: 15_000 }).toBe('Shop');
+    await expect.poll(() => shop.locator('li.article .article-name').first().textContent(), { timeout: 15_000 }).toBe('Potion');
+    expect(await shop.getByRole('status').textContent()).toBe('Sign in to buy.');
     // Nothing wider than the phone's screen.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
     await ctx.close();
@@ -323,7 +326,7 @@ describe.skipIf(!haveBrowser)('web demo in a browser', () => {
       expect(await page.locator('#mode-box').isVisible()).toBe(true);
       // No shop in this game: no shop box (the wins of the 1v1 mode are there).
       await expect.poll(() => page.locator('#lb-empty').isVisible(), { timeout: 15_000 }).toBe(true);
-      expect(await page.locator('#shop-box').isHidden()).toBe(true);
+      expect(await page.locator('manette-boutique').isHidden()).toBe(true);
       // The chosen mode is the one the matchmaking panel queues for; `duel` counts no wins.
       await page.locator('#mode').selectOption('duel');
       expect(await page.locator('manette-matchmaking').getAttribute('mode')).toBe('duel');

@@ -1,13 +1,13 @@
 // createClient: the SDK's whole surface (docs/sdk.md).
 import { ManetteError, abortedError } from './errors.js';
-import { apiBase, request, shortHash, type RequestOptions, type Transport } from './http.js';
+import { apiBase, randomId, request, shortHash, type RequestOptions, type Transport } from './http.js';
 import { isLocalId } from './queue.js';
 import { RealtimeHub, defaultRealtimeLoader, type RealtimeLoader } from './realtime.js';
 import { replayStates, type Replay, type Rules, type ShippedRules } from './replay.js';
 import { Session, defaultStorage, reportAsync } from './session.js';
 import { Sync, type PendingOp, type SyncEvent } from './sync.js';
 import type {
-  Article, EloMode, Fichier, Joueur, MatchActionEvent, MatchHistory, MatchStatus, PanelConfig, Partie, RealtimeConfig, Row, Score,
+  Achat, Article, EloMode, Fichier, Historique, Joueur, ObjetPossede, Solde, MatchActionEvent, MatchHistory, MatchStatus, PanelConfig, Partie, RealtimeConfig, Row, Score,
   SessionStorage, SubmitResult,
 } from './types.js';
 
@@ -119,6 +119,22 @@ export interface ManetteClient {
     scores(opts?: { limit?: number; offset?: number; autour?: 'moi' }): Promise<Score[]>;
   };
   shop: { articles(): Promise<Article[]> };
+  economy: {
+    /** Every currency of the game with the player's balance (GET /economie/portefeuille). */
+    wallet(): Promise<Solde[]>;
+    /** The objects the player holds (GET /economie/inventaire). */
+    inventory(): Promise<ObjetPossede[]>;
+    /**
+     * Buys `quantite` (1–100, default 1) of the article `code` (POST /shop/acheter). One
+     * Idempotency-Key per call, sent again on the SDK's own retries (no answer, 502/503/504,
+     * 429), so a lost answer never buys twice.
+     */
+    buy(code: string, opts?: { quantite?: number }): Promise<Achat>;
+    /** Consumes `quantite` (default 1) of an object (POST /economie/utiliser): the new inventory. */
+    use(objet: string, quantite?: number): Promise<ObjetPossede[]>;
+    /** The player's ledger, newest first (GET /economie/historique); `avant`: the page's `suivant`. */
+    history(opts?: { limit?: number; avant?: number }): Promise<Historique>;
+  };
   panel(): Promise<PanelConfig>;
   matchmaking: {
     join(mode_jeu: string, elo_actuel: number): Promise<MatchStatus>;
@@ -145,10 +161,18 @@ let last: ManetteClient | undefined;
 /** How long the `etat` of the client's own accepted action may take before the state is re-read. */
 const OWN_ETAT_WAIT_MS = 2000;
 const DEFAULT_POLL_MS = 15_000;
+/** Waits before the retries of a purchase (or a use) left without a usable answer. */
+const ECONOMY_RETRY_MS = [300, 1000, 3000];
 
 /** The last client created (the panels use it when no `client` property is set). */
 export function lastClient(): ManetteClient | undefined {
   return last;
+}
+
+/** A field of an answer: top level (`{ok, portefeuille}`), or under `data`. */
+function field<T>(body: Record<string, unknown>, name: string): T {
+  const data = body.data as Record<string, unknown> | undefined;
+  return (name in body ? body[name] : data?.[name]) as T;
 }
 
 function without<T>(body: object): T {
@@ -188,6 +212,24 @@ export function createClient(options: ClientOptions): ManetteClient {
     options.realtime ?? defaultRealtimeLoader(sdkUrl, base),
     lang,
   );
+
+  /**
+   * A POST that must not happen twice: one Idempotency-Key for the call, the same on every
+   * retry after no answer (or a 502/503/504/429), so the server answers a replay with the
+   * first answer instead of doing it again.
+   */
+  async function retried(method: string, path: string, body: unknown): Promise<Record<string, unknown>> {
+    const idempotencyKey = randomId();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await call(method, path, { body, idempotencyKey });
+      } catch (err) {
+        const again = err instanceof ManetteError && (err.code === 'network_error' || [429, 502, 503, 504].includes(err.status));
+        if (!again || attempt >= ECONOMY_RETRY_MS.length) throw err;
+        await new Promise((r) => setTimeout(r, ECONOMY_RETRY_MS[attempt]));
+      }
+    }
+  }
 
   /** Subscriptions of this client, by match: told the `numero_tour` of each action it got accepted. */
   const accepted = new Map<string, Set<(numeroTour: number) => void>>();
@@ -300,6 +342,28 @@ export function createClient(options: ClientOptions): ManetteClient {
 
     shop: {
       async articles() { return (await call<{ data: Article[] }>('GET', '/shop/articles')).data; },
+    },
+
+    economy: {
+      async wallet() {
+        return field<Solde[]>(await call('GET', '/economie/portefeuille'), 'portefeuille');
+      },
+      async inventory() {
+        return field<ObjetPossede[]>(await call('GET', '/economie/inventaire'), 'inventaire');
+      },
+      async buy(code, opts = {}) {
+        const body: Record<string, unknown> = { code };
+        if (opts.quantite !== undefined) body.quantite = opts.quantite;
+        const r = await retried('POST', '/shop/acheter', body);
+        return { achat: field(r, 'achat'), portefeuille: field(r, 'portefeuille'), inventaire: field(r, 'inventaire') };
+      },
+      async use(objet, quantite = 1) {
+        return field<ObjetPossede[]>(await retried('POST', '/economie/utiliser', { objet, quantite }), 'inventaire');
+      },
+      async history(opts = {}) {
+        const r = await call('GET', '/economie/historique', { query: { limit: opts.limit, avant: opts.avant } });
+        return { mouvements: field(r, 'mouvements'), suivant: (field<number | null>(r, 'suivant') ?? null) };
+      },
     },
 
     async panel() {

@@ -17,7 +17,30 @@ export interface SubmitResult { valeur: number; rang: number; ameliore: boolean 
 export interface Article {
   id: string; code: string; nom: string; description: string | null; prix: number; devise: string;
   image_url: string | null; metadonnees: Record<string, unknown> | null;
+  /** What one purchase grants (the file's `contenu`), null for an article without one. */
+  contenu?: Contenu | null;
+  /** Whether POST /shop/acheter can sell it (its `devise` is a declared currency and it has a `contenu`). */
+  achetable?: boolean;
 }
+/** Currencies and objects granted, by code: `{monnaies: {or: 500}, objets: {epee: 1}}`. */
+export interface Contenu { monnaies?: Record<string, number>; objets?: Record<string, number> }
+/** One currency of the player's wallet (GET /economie/portefeuille): `max` null when uncapped. */
+export interface Solde { code: string; nom: string; solde: number; max: number | null }
+/** One object the player holds (GET /economie/inventaire), quantity > 0. */
+export interface ObjetPossede { code: string; nom: string; quantite: number; empilable: boolean; max: number | null }
+/** POST /shop/acheter's answer: the purchase, then the new wallet and inventory. */
+export interface Achat {
+  achat: { article: string; quantite: number; prix_total: number; devise: string };
+  portefeuille: Solde[];
+  inventaire: ObjetPossede[];
+}
+/** One row of the player's ledger (GET /economie/historique). */
+export interface Mouvement {
+  id: number; type: 'monnaie' | 'objet'; code: string; delta: number; apres: number;
+  raison: 'depart' | 'achat' | 'utilisation' | 'recompense' | 'support'; ref: Record<string, unknown>; cree_le: string;
+}
+/** A page of the ledger, newest first: `suivant` is the `avant` of the next page, null at the end. */
+export interface Historique { mouvements: Mouvement[]; suivant: number | null }
 export interface PanelConfig { theme: Record<string, string | null>; textes: Record<string, string>; [k: string]: unknown }
 
 /** `elo`: the player's rating at the start of the match (the server's in an `"elo": "serveur"` mode, the `elo_actuel` sent otherwise). */

@@ -36,7 +36,7 @@ const TEXTS = {
     json_invalide: 'Les données doivent être du JSON, par exemple {"nombre": 2}.',
     partie: 'Partie', abandonner: 'Abandonner', nouvelle: 'Nouvelle partie', victoires: 'Victoires',
     abandonner_vraiment: 'Abandonner la partie ?', abandonner_oui: 'Oui, abandonner', abandonner_non: 'Non, continuer',
-    boutique: 'Boutique', personne: 'Personne n’a encore gagné.', plateau: 'Plateau de morpion',
+    recompense: 'Récompense : {}', personne: 'Personne n’a encore gagné.', plateau: 'Plateau de morpion',
     case: 'Case', vide: 'vide', ton_tour: 'À toi de jouer !', tour_de: 'Tour de {}…',
     nul: 'Match nul.', gagne: 'Tu as gagné !', gagnant: '{} a gagné.', gagnants: '{} ont gagné.', joueurs_par: '{} contre {}',
     annulee: 'Partie annulée.', revoir: 'Revoir la partie', retour: 'Retour', etape: 'Étape',
@@ -58,7 +58,7 @@ const TEXTS = {
     json_invalide: 'The data must be JSON, for example {"nombre": 2}.',
     partie: 'Match', abandonner: 'Forfeit', nouvelle: 'New match', victoires: 'Wins',
     abandonner_vraiment: 'Forfeit the match?', abandonner_oui: 'Yes, forfeit', abandonner_non: 'No, keep playing',
-    boutique: 'Shop', personne: 'Nobody has won yet.', plateau: 'Tic-tac-toe board',
+    recompense: 'Reward: {}', personne: 'Nobody has won yet.', plateau: 'Tic-tac-toe board',
     case: 'Square', vide: 'empty', ton_tour: 'Your turn!', tour_de: '{}’s turn…',
     nul: 'Draw.', gagne: 'You won!', gagnant: '{} won.', gagnants: '{} won.', joueurs_par: '{} vs {}',
     annulee: 'Match cancelled.', revoir: 'Replay the match', retour: 'Back', etape: 'Step',
@@ -134,8 +134,10 @@ async function start() {
   // The panels would find the last client created by themselves; saying it is clearer.
   const login = document.querySelector('manette-login');
   const matchmaking = document.querySelector('manette-matchmaking');
+  const boutique = $('boutique');
   login.client = client;
   matchmaking.client = client;
+  boutique.client = client;
   $('app').hidden = false;
 
   const select = $('mode');
@@ -211,7 +213,9 @@ async function start() {
     closeMatch();
     const partie = client.match(id);
     const morpion = (modeOf(matchmaking.mode)?.regles ?? 'morpion') === 'morpion';
-    current = { id, handle: partie, partie: null, stop: null, spectator, lastAction: null, endAction: null };
+    current = { id, handle: partie, partie: null, stop: null, spectator, lastAction: null, endAction: null, walletBefore: null, rewarded: false };
+    // The wallet as the match starts: what it brought is the difference at its end.
+    if (!spectator) void readWalletBefore(current);
     $('room-code').textContent = code;
     board.hidden = !morpion;
     $('generic').hidden = morpion;
@@ -261,6 +265,8 @@ async function start() {
     $('lobby').hidden = false;
     select.disabled = false;
     $('move-error').textContent = '';
+    $('reward').hidden = true;
+    $('reward').textContent = '';
     $('turn').textContent = '';
     $('turn').dataset.state = '';
     $('players').textContent = '';
@@ -343,6 +349,8 @@ async function start() {
       void showLeaderboard();
       void showRating();
       void explainEnd(partie);
+      // ... and granted the mode's reward (its `recompenses`) in that same transaction.
+      void showReward();
     }
   }
 
@@ -623,7 +631,7 @@ async function start() {
   $('replay-last').addEventListener('click', step(() => replay.actions.length));
   $('replay-pos').addEventListener('input', step(() => Number($('replay-pos').value)));
 
-  // -- 6. Leaderboard and shop (API key only: no sign-in needed) ------------------------------
+  // -- 6. Leaderboard and shop ---------------------------------------------------------------------
   async function showLeaderboard() {
     if (!leaderboardId) return;
     try {
@@ -648,21 +656,43 @@ async function start() {
     }
   }
 
+  // The shop is <manette-boutique>: articles, the player's wallet and inventory, Buy buttons.
+  // The page only leaves it out when the game sells nothing.
   async function showShop() {
     try {
       const articles = await client.shop.articles();
-      $('shop').replaceChildren(...articles.map((a) => {
-        const li = document.createElement('li');
-        li.append(Object.assign(document.createElement('span'), { textContent: a.nom }),
-          Object.assign(document.createElement('strong'), { textContent: `${a.prix} ${a.devise}` }));
-        return li;
-      }));
-      // No shop in this game: no empty box.
-      $('shop-box').hidden = articles.length === 0;
+      boutique.hidden = articles.length === 0;
     } catch (err) {
       if (refusedKey(err)) return;
-      $('shop-box').hidden = false;
-      $('shop').replaceChildren(Object.assign(document.createElement('li'), { textContent: err.message }));
+      boutique.hidden = false;
+    }
+  }
+
+  // -- 7. The match's reward --------------------------------------------------------------------
+  // A mode's `recompenses` (here 50 gold for a win, 20 for a draw, 10 for a defeat) are granted
+  // by the server in the transaction that ends the match: the page reads the wallet again
+  // (economy.wallet(), GET /economie/portefeuille), says what arrived, and refreshes the shop's.
+  async function readWalletBefore(mine) {
+    try {
+      const w = await client.economy.wallet();
+      if (!mine.rewarded) mine.walletBefore = w;
+    } catch { /* no reward line for this match */ }
+  }
+  async function showReward() {
+    const mine = current;
+    if (!mine || mine.spectator || mine.rewarded || !client.auth.player) return;
+    mine.rewarded = true;
+    void boutique.refresh();
+    try {
+      const before = mine.walletBefore;
+      const after = await client.economy.wallet();
+      if (current !== mine || !before) return;
+      const gains = after.map((w) => ({ w, d: w.solde - (before.find((b) => b.code === w.code)?.solde ?? 0) })).filter((x) => x.d > 0);
+      if (gains.length === 0) return;
+      $('reward').textContent = t('recompense', gains.map((x) => `+${x.d} ${x.w.nom}`).join(', '));
+      $('reward').hidden = false;
+    } catch (err) {
+      refusedKey(err);
     }
   }
 

@@ -13,6 +13,13 @@ export interface MatchStatus {
   partie_id?: string; code_salon?: string; equipe?: number;
   participants?: { joueur_id: string; pseudo: string; equipe: number }[];
 }
+export interface ShopArticle {
+  code: string; nom: string; description: string | null; prix: number; devise: string; image_url: string | null;
+  contenu?: { monnaies?: Record<string, number>; objets?: Record<string, number> } | null; achetable?: boolean;
+}
+export interface WalletLine { code: string; nom: string; solde: number; max: number | null }
+export interface InventoryLine { code: string; nom: string; quantite: number }
+export interface PurchaseResult { achat: { article: string; quantite: number; prix_total: number; devise: string }; portefeuille: WalletLine[]; inventaire: InventoryLine[] }
 export interface PanelData { theme: Record<string, string | null>; textes: Texts; google_client_id?: string | null }
 export interface PanelClient {
   lang?: string;
@@ -26,6 +33,13 @@ export interface PanelClient {
     onChange(cb: (joueur: Joueur | null) => void): () => void;
   };
   panel(): Promise<unknown>;
+  /** Used by <manette-boutique> only (optional: a preview client of the other panels may leave them out). */
+  shop?: { articles(): Promise<ShopArticle[]> };
+  economy?: {
+    wallet(): Promise<WalletLine[]>;
+    inventory(): Promise<InventoryLine[]>;
+    buy(code: string, opts?: { quantite?: number }): Promise<PurchaseResult>;
+  };
   matchmaking: {
     join(mode: string, elo: number): Promise<MatchStatus>;
     status(): Promise<MatchStatus>;

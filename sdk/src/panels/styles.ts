@@ -119,4 +119,27 @@ input:focus-visible { outline-offset: 0; }
 @media (max-width: 400px) {
   .card { padding: 1rem; }
 }
+/* <manette-boutique>: wallet, articles, inventory. */
+h3 { margin: 0 0 0.35rem; font-size: 0.95rem; color: var(--manette-couleur-texte-doux, #636e72); font-weight: 600; }
+.muted { color: var(--manette-couleur-texte-doux, #636e72); margin: 0; }
+ul.wallet, ul.articles, ul.items { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 0.4rem; }
+ul.wallet li, ul.items li {
+  display: flex; justify-content: space-between; gap: 0.5rem; align-items: baseline;
+  padding: 0.35rem 0.6rem; border-radius: var(--manette-rayon-bordure, 8px);
+  background: var(--manette-couleur-surface, #f5f6fa); overflow-wrap: anywhere;
+}
+.amount { font-variant-numeric: tabular-nums; white-space: nowrap; }
+ul.wallet .amount { font-size: 1.15rem; }
+li.article {
+  display: flex; flex-wrap: wrap; gap: 0.5rem 0.75rem; align-items: center;
+  padding: 0.6rem; border-radius: var(--manette-rayon-bordure, 8px);
+  border: 1px solid var(--manette-couleur-surface, #f5f6fa);
+  background: var(--manette-couleur-surface, #f5f6fa);
+}
+.article-image { inline-size: 3rem; block-size: 3rem; object-fit: contain; flex: none; border-radius: 6px; }
+.info { flex: 1 1 9rem; min-inline-size: 0; display: flex; flex-direction: column; gap: 0.15rem; overflow-wrap: anywhere; }
+.description, .grants { font-size: 0.875rem; color: var(--manette-couleur-texte-doux, #636e72); }
+.buy-box { display: flex; align-items: center; gap: 0.6rem; flex: 0 1 auto; margin-inline-start: auto; }
+.price { font-weight: 700; white-space: nowrap; font-variant-numeric: tabular-nums; }
+button.buy { min-block-size: 2.5rem; padding: 0.4rem 0.9rem; }
 `;

@@ -1,5 +1,6 @@
 // Default texts of the panels. The keys are GET /panel's `textes` keys
-// (manette.panel_defaults()); the last few are the SDK's own, which a game may set too.
+// (manette.panel_defaults()); the last few (and every boutique_* key) are the SDK's own,
+// which a game may set too (panel.textes passes keys without a default through).
 export type Lang = 'fr' | 'en';
 export type Texts = Record<string, string>;
 
@@ -32,6 +33,18 @@ export const DEFAULT_TEXTS: Record<Lang, Texts> = {
     matchmaking_connexion_requise: 'Connecte-toi pour chercher une partie.',
     matchmaking_adversaires: 'Joueurs : {pseudos}',
     matchmaking_abandonne: 'Tu n’es plus dans la file.',
+    boutique_titre: 'Boutique',
+    boutique_portefeuille: 'Ton portefeuille',
+    boutique_inventaire: 'Ton inventaire',
+    boutique_inventaire_vide: 'Rien pour l’instant.',
+    boutique_acheter: 'Acheter',
+    boutique_acheter_article: 'Acheter {article} pour {prix}',
+    boutique_contenu: 'Contient : {contenu}',
+    boutique_indisponible: 'Pas en vente',
+    boutique_achat_reussi: 'Achat réussi : {article}.',
+    boutique_connexion_requise: 'Connecte-toi pour acheter.',
+    boutique_vide: 'Rien à vendre pour l’instant.',
+    boutique_chargement: 'Chargement…',
   },
   en: {
     connexion_titre: 'Sign in',
@@ -60,6 +73,18 @@ export const DEFAULT_TEXTS: Record<Lang, Texts> = {
     matchmaking_connexion_requise: 'Sign in to find a match.',
     matchmaking_adversaires: 'Players: {pseudos}',
     matchmaking_abandonne: 'You are no longer in the queue.',
+    boutique_titre: 'Shop',
+    boutique_portefeuille: 'Your wallet',
+    boutique_inventaire: 'Your inventory',
+    boutique_inventaire_vide: 'Nothing yet.',
+    boutique_acheter: 'Buy',
+    boutique_acheter_article: 'Buy {article} for {prix}',
+    boutique_contenu: 'Contains: {contenu}',
+    boutique_indisponible: 'Not for sale',
+    boutique_achat_reussi: 'Purchased: {article}.',
+    boutique_connexion_requise: 'Sign in to buy.',
+    boutique_vide: 'Nothing for sale yet.',
+    boutique_chargement: 'Loading…',
   },
 };
 
