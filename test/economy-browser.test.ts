@@ -159,7 +159,7 @@ describe.skipIf(!haveBrowser)('economy in a browser: the SDK, <manette-boutique>
         const ctx = await browser.newContext({ viewport: phone ? { width: 375, height: 740 } : { width: 1280, height: 860 }, locale: L.locale });
         await ctx.addInitScript(() => {
           (window as any).achats = [];
-          document.addEventListener('manette-achat', (e) => (window as any).achats.push({ detail: (e as CustomEvent).detail, composed: e.composed, bubbles: e.bubbles }));
+          document.addEventListener('manette:achat', (e) => (window as any).achats.push({ detail: (e as CustomEvent).detail, composed: e.composed, bubbles: e.bubbles }));
         });
         const page = await ctx.newPage();
         const errors: string[] = [];
@@ -224,7 +224,7 @@ describe.skipIf(!haveBrowser)('economy in a browser: the SDK, <manette-boutique>
       }
 
       // The winner buys a potion: the status says so (polite live region), the wallet and the
-      // inventory follow, focus stays on the button, and manette-achat carries the answer.
+      // inventory follow, focus stays on the button, and manette:achat carries the answer.
       const buy = shop(x).getByRole('button', { name: L.buyPotion });
       await buy.scrollIntoViewIfNeeded();
       await buy.click();

@@ -2,7 +2,7 @@
 // wallet (GET /economie/portefeuille), a Buy button per buyable article (POST /shop/acheter,
 // quantity 1) and the inventory (GET /economie/inventaire). The server decides everything:
 // a refusal (solde_insuffisant, limite_atteinte...) shows the server's message. Dispatches
-// manette-achat {achat, portefeuille, inventaire} after each purchase made through it.
+// manette:achat {achat, portefeuille, inventaire} after each purchase made through it.
 import { ManettePanel, h, type InventoryLine, type Joueur, type PanelData, type PurchaseResult, type ShopArticle, type WalletLine } from './base.js';
 
 export class ManetteBoutique extends ManettePanel {
@@ -103,7 +103,7 @@ export class ManetteBoutique extends ManettePanel {
       this.fillInventory();
       this.statusLine.textContent = this.t('boutique_achat_reussi', { article: article?.nom ?? code });
       this.statusLine.classList.add('success');
-      this.emit('manette-achat', r);
+      this.emit('manette:achat', r);
       return r;
     } catch (err) {
       this.error.textContent = this.messageOf(err);
