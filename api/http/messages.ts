@@ -96,6 +96,10 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
   },
   // The studio console: one session revoked (manette_admin.session_revoke).
   session_not_found: { fr: 'Session introuvable pour ce jeu.', en: 'Session not found for this game.' },
+  // A rule set's `economie` refused by manette.economy_apply: the action is refused.
+  'action_refusee.solde_insuffisant': { fr: 'Solde insuffisant pour cette action.', en: 'Not enough balance for this action.' },
+  'action_refusee.quantite_insuffisante': { fr: 'Tu n’en as pas assez pour cette action.', en: 'You do not have enough of it for this action.' },
+  'action_refusee.limite_atteinte': { fr: 'Limite atteinte : cette action t’en donnerait trop.', en: 'Limit reached: this action would give you too much.' },
 };
 
 // Texts of `details` (validation_failed, invalid_query) that the SQL functions and some

@@ -16,7 +16,7 @@ create table manette.ledger (
   constraint ledger_after_check CHECK (after >= 0),
   constraint ledger_delta_check CHECK (delta <> 0),
   constraint ledger_kind_check CHECK (kind = ANY (ARRAY['monnaie'::text, 'objet'::text])),
-  constraint ledger_reason_check CHECK (reason = ANY (ARRAY['depart'::text, 'achat'::text, 'utilisation'::text, 'recompense'::text, 'support'::text])),
+  constraint ledger_reason_check CHECK (reason = ANY (ARRAY['depart'::text, 'achat'::text, 'utilisation'::text, 'recompense'::text, 'support'::text, 'regles'::text])),
   constraint ledger_ref_check CHECK (jsonb_typeof(ref) = 'object'::text)
 );
 
