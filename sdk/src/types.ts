@@ -37,7 +37,7 @@ export interface Achat {
 /** One row of the player's ledger (GET /economie/historique). */
 export interface Mouvement {
   id: number; type: 'monnaie' | 'objet'; code: string; delta: number; apres: number;
-  raison: 'depart' | 'achat' | 'utilisation' | 'recompense' | 'support'; ref: Record<string, unknown>; cree_le: string;
+  raison: 'depart' | 'achat' | 'utilisation' | 'recompense' | 'support' | 'regles'; ref: Record<string, unknown>; cree_le: string;
 }
 /** A page of the ledger, newest first: `suivant` is the `avant` of the next page, null at the end. */
 export interface Historique { mouvements: Mouvement[]; suivant: number | null }

@@ -22,8 +22,8 @@ export const Mouvement = z.object({
   code: z.string(),
   delta: z.number().int(),
   apres: z.number().int().meta({ description: 'The balance or quantity after this movement.' }),
-  raison: z.enum(['depart', 'achat', 'utilisation', 'recompense', 'support']),
-  ref: z.record(z.string(), z.unknown()).meta({ description: 'achat: {article, quantite}; recompense: {partie_id}; utilisation: {quantite}; support: {raison}.' }),
+  raison: z.enum(['depart', 'achat', 'utilisation', 'recompense', 'support', 'regles']),
+  ref: z.record(z.string(), z.unknown()).meta({ description: 'achat: {article, quantite}; recompense: {partie_id}; utilisation: {quantite}; support: {raison}; regles: {partie_id, numero} (a rule function’s economie, numero: the action in the match’s history).' }),
   cree_le: z.string(),
 }).meta({ id: 'Mouvement' });
 

@@ -115,6 +115,7 @@ function reason(r: string) {
     case 'utilisation': return t({ en: 'use', fr: 'utilisation' });
     case 'recompense': return t({ en: 'match reward', fr: 'récompense de partie' });
     case 'support': return t({ en: 'support', fr: 'support' });
+    case 'regles': return t({ en: 'match rules', fr: 'règles de partie' });
     default: return r;
   }
 }
