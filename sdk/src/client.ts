@@ -169,12 +169,6 @@ export function lastClient(): ManetteClient | undefined {
   return last;
 }
 
-/** A field of an answer: top level (`{ok, portefeuille}`), or under `data`. */
-function field<T>(body: Record<string, unknown>, name: string): T {
-  const data = body.data as Record<string, unknown> | undefined;
-  return (name in body ? body[name] : data?.[name]) as T;
-}
-
 function without<T>(body: object): T {
   const { ok: _ok, ...rest } = body as Record<string, unknown>;
   return rest as T;
@@ -346,23 +340,21 @@ export function createClient(options: ClientOptions): ManetteClient {
 
     economy: {
       async wallet() {
-        return field<Solde[]>(await call('GET', '/economie/portefeuille'), 'portefeuille');
+        return (await call<{ portefeuille: Solde[] }>('GET', '/economie/portefeuille')).portefeuille;
       },
       async inventory() {
-        return field<ObjetPossede[]>(await call('GET', '/economie/inventaire'), 'inventaire');
+        return (await call<{ inventaire: ObjetPossede[] }>('GET', '/economie/inventaire')).inventaire;
       },
       async buy(code, opts = {}) {
         const body: Record<string, unknown> = { code };
         if (opts.quantite !== undefined) body.quantite = opts.quantite;
-        const r = await retried('POST', '/shop/acheter', body);
-        return { achat: field(r, 'achat'), portefeuille: field(r, 'portefeuille'), inventaire: field(r, 'inventaire') };
+        return without<Achat>(await retried('POST', '/shop/acheter', body));
       },
       async use(objet, quantite = 1) {
-        return field<ObjetPossede[]>(await retried('POST', '/economie/utiliser', { objet, quantite }), 'inventaire');
+        return (await retried('POST', '/economie/utiliser', { objet, quantite })).inventaire as ObjetPossede[];
       },
       async history(opts = {}) {
-        const r = await call('GET', '/economie/historique', { query: { limit: opts.limit, avant: opts.avant } });
-        return { mouvements: field(r, 'mouvements'), suivant: (field<number | null>(r, 'suivant') ?? null) };
+        return without<Historique>(await call('GET', '/economie/historique', { query: { limit: opts.limit, avant: opts.avant } }));
       },
     },
 
