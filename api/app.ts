@@ -335,6 +335,15 @@ function rateLimit(deps: Deps, knownKeys: KnownKeys) {
   };
 }
 
+/** compte_suspendu until a date: the message says the date (UTC, in the player's language). */
+function suspensionMessage(apiError: ApiError, l: Lang): string | undefined {
+  if (apiError.code !== 'compte_suspendu' || typeof apiError.extra.until !== 'string') return undefined;
+  const date = new Intl.DateTimeFormat(l === 'en' ? 'en-GB' : 'fr-FR', {
+    dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC',
+  }).format(new Date(apiError.extra.until));
+  return messageFor('compte_suspendu', l, 'temporaire').replace('{jusqu_a}', `${date} UTC`);
+}
+
 const errorHandler = (logger: Logger) => (err: unknown, req: Request, res: Response, _next: NextFunction) => {
   const l = lang(req);
   const apiError = mapError(err, l);
@@ -343,8 +352,9 @@ const errorHandler = (logger: Logger) => (err: unknown, req: Request, res: Respo
   res.status(apiError.status).json({
     ok: false,
     error: apiError.code,
-    message: messageFor(apiError.code, l, apiError.extra.reason),
+    message: suspensionMessage(apiError, l) ?? messageFor(apiError.code, l, apiError.extra.reason),
     ...(apiError.extra.reason ? { reason: apiError.extra.reason } : {}),
     ...(apiError.extra.details ? { details: apiError.extra.details } : {}),
+    ...(apiError.extra.until !== undefined ? { jusqu_a: apiError.extra.until } : {}),
   });
 };

@@ -9,7 +9,7 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
-    readonly extra: { reason?: string; details?: FieldIssue[]; retryAfter?: number } = {},
+    readonly extra: { reason?: string; details?: FieldIssue[]; retryAfter?: number; until?: string | null } = {},
   ) {
     super(code);
   }

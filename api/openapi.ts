@@ -54,6 +54,7 @@ export const ERROR_CODES: ReadonlyArray<readonly [code: string, statuses: readon
   ['solde_insuffisant', [409]],
   ['quantite_insuffisante', [409]],
   ['limite_atteinte', [409]],
+  ['compte_suspendu', [403]],
   ['too_many_attempts', [429]],
   ['rate_limited', [429]],
   ['too_many_connections', [429]],
@@ -87,6 +88,9 @@ const ErrorBody = z.object({
     champ: z.string().meta({ description: 'The field’s path (`donnees.quantite`); the header’s name for `Idempotency-Key`.' }),
     message: z.string(),
   })).optional().meta({ description: '`validation_failed` and `invalid_query`: one entry per refused field.' }),
+  jusqu_a: z.string().nullable().optional().meta({
+    description: '`compte_suspendu`: when the suspension ends (ISO 8601, UTC), or null when it lasts until lifted.',
+  }),
 }).meta({ id: 'Error', example: { ok: false, error: 'missing_key', message: messageFor('missing_key', 'en') } });
 
 // The header every creating POST takes (docs/api.md, "Idempotency-Key").

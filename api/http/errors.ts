@@ -70,6 +70,8 @@ function toApiError(err: unknown): ApiError {
       reason: typeof detail.reason === 'string' ? detail.reason : undefined,
       retryAfter: typeof detail.retry_after === 'number' ? detail.retry_after : undefined,
       details: Array.isArray(detail.details) ? (detail.details as FieldIssue[]) : undefined,
+      // compte_suspendu: the suspension's end (null: until lifted).
+      until: 'jusqu_a' in detail ? (typeof detail.jusqu_a === 'string' ? detail.jusqu_a : null) : undefined,
     });
   }
   if (UNAVAILABLE_CODES.has(code) || isConnectionException(code) || NETWORK_CODES.has(code) || isConnectionError(e)) return ERRORS.unavailable();

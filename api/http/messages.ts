@@ -26,6 +26,8 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
   not_participant: { fr: 'Tu ne participes pas à cette partie.', en: 'You are not a participant of this match.' },
   upload_failed: { fr: 'L’envoi du fichier a échoué.', en: 'The file upload failed.' },
   action_refusee: { fr: 'Action refusée.', en: 'Action refused.' },
+  compte_suspendu: { fr: 'Ce compte est suspendu.', en: 'This account is suspended.' },
+  'compte_suspendu.temporaire': { fr: 'Ce compte est suspendu jusqu’au {jusqu_a}.', en: 'This account is suspended until {jusqu_a}.' },
   too_many_attempts: { fr: 'Trop de tentatives de connexion, réessaie plus tard.', en: 'Too many login attempts, try again later.' },
   rate_limited: { fr: 'Trop de requêtes, ralentis un peu.', en: 'Too many requests, slow down.' },
   unavailable: { fr: 'Service momentanément indisponible, réessaie dans un instant.', en: 'Service temporarily unavailable, try again shortly.' },

@@ -14,6 +14,7 @@ export const Joueur = z.object({
   pays: z.string().nullable(),
   avatar_url: z.string().nullable(),
   cree_le: z.string(),
+  invite: z.boolean().meta({ description: 'A guest (`POST /players/invite`) until linked to an e-mail or a Google account (`POST /players/lier`).' }),
 }).meta({ id: 'Joueur' });
 
 /** GET /players/me's `elo`: by mode code, the server's rating (unrounded) and rated matches played. */

@@ -11,6 +11,7 @@ create schema manette authorization postgres;
 revoke all on schema manette from public;
 grant usage on schema manette to manette_admin;
 grant usage on schema manette to manette_engine;
+grant usage on schema manette to manette_eraser;
 grant usage on schema manette to manette_leaderboard_counter;
 grant usage on schema manette to manette_realtime;
 grant create, usage on schema manette to manette_rows_owner;

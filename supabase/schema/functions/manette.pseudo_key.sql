@@ -12,3 +12,4 @@ alter function manette.pseudo_key(text) owner to postgres;
 revoke all on function manette.pseudo_key(text) from public;
 grant execute on function manette.pseudo_key(text) to manette_admin;
 grant execute on function manette.pseudo_key(text) to manette_engine;
+grant execute on function manette.pseudo_key(text) to manette_eraser;

@@ -18,6 +18,8 @@ alter table manette.admin_audit force row level security;
 
 revoke all on table manette.admin_audit from public;
 grant insert, select on table manette.admin_audit to manette_admin;
+grant select on table manette.admin_audit to manette_eraser;
+grant update (details) on table manette.admin_audit to manette_eraser;
 
 comment on column manette.admin_audit.operator is 'who ran the command: manette.operator as the admin tooling set it for the transaction (MANETTE_OPERATOR, else <OS user>@<host>), else the database login';
 
@@ -26,6 +28,10 @@ CREATE INDEX admin_audit_game_id_idx ON manette.admin_audit USING btree (game_id
 CREATE INDEX admin_audit_game_idx ON manette.admin_audit USING btree (game_id, at);
 
 -- Policies
+create policy "An erasure reaches every player's data" on manette.admin_audit
+  as permissive for all to manette_eraser
+  using (true)
+  with check (true);
 create policy "The admin tooling reads and appends the audit trail" on manette.admin_audit
   as permissive for all to manette_admin
   using (true)

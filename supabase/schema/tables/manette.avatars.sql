@@ -20,8 +20,13 @@ alter table manette.avatars force row level security;
 revoke all on table manette.avatars from public;
 grant delete, insert, select, update on table manette.avatars to manette_admin;
 grant delete, insert, select, update on table manette.avatars to manette_engine;
+grant delete, select on table manette.avatars to manette_eraser;
 
 -- Policies
+create policy "An erasure reaches every player's data" on manette.avatars
+  as permissive for all to manette_eraser
+  using (true)
+  with check (true);
 create policy "Avatars are readable by anyone with the link" on manette.avatars
   as permissive for select to manette_engine
   using (true);

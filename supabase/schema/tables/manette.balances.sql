@@ -18,11 +18,16 @@ alter table manette.balances force row level security;
 revoke all on table manette.balances from public;
 grant insert, select, update on table manette.balances to manette_admin;
 grant select on table manette.balances to manette_engine;
+grant delete, select on table manette.balances to manette_eraser;
 
 -- Indexes
 CREATE INDEX balances_currency_idx ON manette.balances USING btree (game_id, currency);
 
 -- Policies
+create policy "An erasure reaches every player's data" on manette.balances
+  as permissive for all to manette_eraser
+  using (true)
+  with check (true);
 create policy "Balances are visible to requests of their game" on manette.balances
   as permissive for select to manette_engine
   using ((game_id = ( SELECT manette.current_game_id() AS current_game_id)));

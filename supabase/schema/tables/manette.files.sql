@@ -26,11 +26,16 @@ alter table manette.files force row level security;
 revoke all on table manette.files from public;
 grant delete, insert, select, update on table manette.files to manette_admin;
 grant delete, insert, select, update on table manette.files to manette_engine;
+grant delete, select on table manette.files to manette_eraser;
 
 -- Indexes
 CREATE INDEX files_game_id_idx ON manette.files USING btree (game_id);
 
 -- Policies
+create policy "An erasure reaches every player's data" on manette.files
+  as permissive for all to manette_eraser
+  using (true)
+  with check (true);
 create policy "Files are visible to their owner within their game" on manette.files
   as permissive for all to manette_engine
   using (((game_id = ( SELECT manette.current_game_id() AS current_game_id)) AND (player_id = ( SELECT manette.current_player_id() AS current_player_id))))

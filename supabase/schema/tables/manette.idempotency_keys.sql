@@ -29,6 +29,7 @@ alter table manette.idempotency_keys force row level security;
 revoke all on table manette.idempotency_keys from public;
 grant delete, insert, select, update on table manette.idempotency_keys to manette_admin;
 grant delete, insert, select, update on table manette.idempotency_keys to manette_engine;
+grant delete, select on table manette.idempotency_keys to manette_eraser;
 
 comment on column manette.idempotency_keys.response is 'the function''s result without any token field; set in the transaction that claimed the key';
 comment on column manette.idempotency_keys.scope is 'joueur:<player id> (request with a token) or client:<client address> (before login)';
@@ -38,6 +39,10 @@ comment on column manette.idempotency_keys.body_hash is 'SHA-256 (hex) of the re
 CREATE INDEX idempotency_keys_created_idx ON manette.idempotency_keys USING btree (game_id, created_at);
 
 -- Policies
+create policy "An erasure reaches every player's data" on manette.idempotency_keys
+  as permissive for all to manette_eraser
+  using (true)
+  with check (true);
 create policy "Idempotency keys are visible to requests of their game" on manette.idempotency_keys
   as permissive for all to manette_engine
   using ((game_id = ( SELECT manette.current_game_id() AS current_game_id)))

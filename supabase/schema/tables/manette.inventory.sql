@@ -18,11 +18,16 @@ alter table manette.inventory force row level security;
 revoke all on table manette.inventory from public;
 grant insert, select, update on table manette.inventory to manette_admin;
 grant select on table manette.inventory to manette_engine;
+grant delete, select on table manette.inventory to manette_eraser;
 
 -- Indexes
 CREATE INDEX inventory_item_idx ON manette.inventory USING btree (game_id, item);
 
 -- Policies
+create policy "An erasure reaches every player's data" on manette.inventory
+  as permissive for all to manette_eraser
+  using (true)
+  with check (true);
 create policy "Inventory lines are visible to requests of their game" on manette.inventory
   as permissive for select to manette_engine
   using ((game_id = ( SELECT manette.current_game_id() AS current_game_id)));

@@ -22,12 +22,17 @@ alter table manette.leaderboard_entries force row level security;
 revoke all on table manette.leaderboard_entries from public;
 grant delete, insert, select, update on table manette.leaderboard_entries to manette_admin;
 grant insert, select, update on table manette.leaderboard_entries to manette_engine;
+grant delete, select on table manette.leaderboard_entries to manette_eraser;
 
 -- Indexes
 CREATE INDEX leaderboard_entries_player_idx ON manette.leaderboard_entries USING btree (player_id);
 CREATE INDEX leaderboard_entries_ranking_idx ON manette.leaderboard_entries USING btree (game_id, leaderboard_id, period_start, bucket, sort_key, reached_at, player_id);
 
 -- Policies
+create policy "An erasure reaches every player's data" on manette.leaderboard_entries
+  as permissive for all to manette_eraser
+  using (true)
+  with check (true);
 create policy "Leaderboard entries are visible to requests of their game" on manette.leaderboard_entries
   as permissive for all to manette_engine
   using ((game_id = ( SELECT manette.current_game_id() AS current_game_id)))

@@ -27,14 +27,19 @@ alter table manette.ledger force row level security;
 revoke all on table manette.ledger from public;
 grant insert, select on table manette.ledger to manette_admin;
 grant select on table manette.ledger to manette_engine;
+grant delete, select on table manette.ledger to manette_eraser;
 
-comment on table manette.ledger is 'every movement of a balance or an inventory line, append-only (no UPDATE or DELETE granted): rows go only with their player or game';
+comment on table manette.ledger is 'every movement of a balance or an inventory line, append-only (no UPDATE granted, DELETE only to manette_eraser): rows go only with their player (erasure) or game';
 
 -- Indexes
 CREATE INDEX ledger_game_idx ON manette.ledger USING btree (game_id, id);
 CREATE INDEX ledger_player_idx ON manette.ledger USING btree (player_id, id DESC);
 
 -- Policies
+create policy "An erasure reaches every player's data" on manette.ledger
+  as permissive for all to manette_eraser
+  using (true)
+  with check (true);
 create policy "Ledger rows are visible to requests of their game" on manette.ledger
   as permissive for select to manette_engine
   using ((game_id = ( SELECT manette.current_game_id() AS current_game_id)));

@@ -19,6 +19,7 @@ alter table manette.login_attempts force row level security;
 revoke all on table manette.login_attempts from public;
 grant delete, insert, select, update on table manette.login_attempts to manette_admin;
 grant delete, insert, select, update on table manette.login_attempts to manette_engine;
+grant delete, select on table manette.login_attempts to manette_eraser;
 
 comment on column manette.login_attempts.client_net is 'The client address (IPv4) or its /64 (IPv6) the attempt came from; null if unknown.';
 
@@ -28,6 +29,10 @@ CREATE INDEX login_attempts_lookup_idx ON manette.login_attempts USING btree (ga
 CREATE INDEX login_attempts_player_idx ON manette.login_attempts USING btree (game_id, player_id, client_net, created_at) WHERE (player_id IS NOT NULL);
 
 -- Policies
+create policy "An erasure reaches every player's data" on manette.login_attempts
+  as permissive for all to manette_eraser
+  using (true)
+  with check (true);
 create policy "Login attempts are visible to requests of their game" on manette.login_attempts
   as permissive for all to manette_engine
   using ((game_id = ( SELECT manette.current_game_id() AS current_game_id)))

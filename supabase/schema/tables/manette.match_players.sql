@@ -23,6 +23,7 @@ alter table manette.match_players force row level security;
 revoke all on table manette.match_players from public;
 grant delete, insert, select, update on table manette.match_players to manette_admin;
 grant insert, select, update on table manette.match_players to manette_engine;
+grant select on table manette.match_players to manette_eraser;
 grant select on table manette.match_players to manette_realtime;
 
 -- Indexes
@@ -33,6 +34,10 @@ CREATE INDEX match_players_player_idx ON manette.match_players USING btree (play
 create policy "A realtime token sees its own player's seats" on manette.match_players
   as permissive for select to manette_realtime
   using (((game_id = ( SELECT manette_realtime.token_game() AS token_game)) AND (player_id = ( SELECT manette_realtime.token_player() AS token_player))));
+create policy "An erasure reaches every player's data" on manette.match_players
+  as permissive for all to manette_eraser
+  using (true)
+  with check (true);
 create policy "Match players are visible to requests of their game" on manette.match_players
   as permissive for all to manette_engine
   using ((game_id = ( SELECT manette.current_game_id() AS current_game_id)))

@@ -22,6 +22,7 @@ alter table manette.ratings force row level security;
 revoke all on table manette.ratings from public;
 grant delete, insert, select, update on table manette.ratings to manette_admin;
 grant insert, select, update on table manette.ratings to manette_engine;
+grant delete, select on table manette.ratings to manette_eraser;
 
 comment on table manette.ratings is 'The server''s Elo rating of a player in a mode with elo = serveur (written only by manette.match_rate)';
 
@@ -29,6 +30,10 @@ comment on table manette.ratings is 'The server''s Elo rating of a player in a m
 CREATE INDEX ratings_player_idx ON manette.ratings USING btree (player_id);
 
 -- Policies
+create policy "An erasure reaches every player's data" on manette.ratings
+  as permissive for all to manette_eraser
+  using (true)
+  with check (true);
 create policy "Ratings are visible to requests of their game" on manette.ratings
   as permissive for all to manette_engine
   using ((game_id = ( SELECT manette.current_game_id() AS current_game_id)))

@@ -21,6 +21,7 @@ alter table manette.sessions force row level security;
 revoke all on table manette.sessions from public;
 grant delete, insert, select, update on table manette.sessions to manette_admin;
 grant insert, select, update on table manette.sessions to manette_engine;
+grant select, update on table manette.sessions to manette_eraser;
 
 comment on column manette.sessions.id is 'the session''s public name for the admin tooling (the console revokes one session by it); never derived from the token';
 
@@ -31,6 +32,10 @@ CREATE UNIQUE INDEX sessions_id_key ON manette.sessions USING btree (id);
 CREATE INDEX sessions_player_id_idx ON manette.sessions USING btree (player_id);
 
 -- Policies
+create policy "An erasure reaches every player's data" on manette.sessions
+  as permissive for all to manette_eraser
+  using (true)
+  with check (true);
 create policy "Sessions are visible to requests of their game" on manette.sessions
   as permissive for all to manette_engine
   using ((game_id = ( SELECT manette.current_game_id() AS current_game_id)))

@@ -21,6 +21,7 @@ alter table manette.table_rows force row level security;
 revoke all on table manette.table_rows from public;
 grant delete, insert, select, update on table manette.table_rows to manette_admin;
 grant delete, insert, select on table manette.table_rows to manette_engine;
+grant delete, select on table manette.table_rows to manette_eraser;
 grant update (data) on table manette.table_rows to manette_engine;
 grant update (updated_at) on table manette.table_rows to manette_engine;
 
@@ -30,6 +31,10 @@ CREATE INDEX table_rows_player_idx ON ONLY manette.table_rows USING btree (playe
 CREATE INDEX table_rows_updated_idx ON ONLY manette.table_rows USING btree (table_id, updated_at, id);
 
 -- Policies
+create policy "An erasure reaches every player's data" on manette.table_rows
+  as permissive for all to manette_eraser
+  using (true)
+  with check (true);
 create policy "Owners delete their rows in tables open to players" on manette.table_rows
   as permissive for delete to manette_engine
   using (((game_id = ( SELECT manette.current_game_id() AS current_game_id)) AND (player_id = ( SELECT manette.current_player_id() AS current_player_id)) AND (table_id IN ( SELECT t.id
