@@ -47,6 +47,16 @@ const TEXTS = {
     delai_moi: 'Temps écoulé pour toi', temps_toi: 'Il te reste {} s pour jouer', temps_de: '{} a encore {} s',
     classement: 'Ton classement {}', en_cours: 'Parties en cours', actualiser: 'Actualiser', aucune_partie: 'Aucune partie en cours.',
     regarder: 'Regarder', spectateur: 'Tu regardes cette partie en direct.', retour_liste: 'Retour à la liste',
+    compte: 'Ton compte', garder: 'Garde ta progression',
+    invite_texte: 'Tu joues sans compte : ta progression ne tient qu’à ce navigateur. Ajoute un e-mail pour la garder et jouer ailleurs.',
+    pseudo_facultatif: 'Pseudo (facultatif)', email: 'E-mail', mot_de_passe_nouveau: 'Mot de passe (8 caractères au moins)',
+    mot_de_passe: 'Mot de passe', garder_bouton: 'Garder ma progression',
+    garde: 'C’est gardé : connecte-toi désormais avec {} et ton mot de passe.',
+    exporter: 'Exporter mes données', exporte: 'Tes données sont téléchargées ({}).', fichier_export: 'mes-donnees-{}.json',
+    supprimer: 'Supprimer mon compte', supprimer_oui: 'Supprimer pour de bon', supprimer_non: 'Annuler',
+    supprimer_compte: 'Ton compte, tes scores, ton or et tes objets seront effacés pour de bon. Ton mot de passe pour confirmer :',
+    supprimer_invite: 'Ta progression d’invité (scores, or, objets) sera effacée pour de bon.',
+    compte_supprime: 'Ton compte est supprimé : plus rien de toi ne reste ici.',
   },
   en: {
     lobby: 'Sign in, then press “Play”: as soon as an opponent is found, the match shows up here.',
@@ -69,6 +79,16 @@ const TEXTS = {
     delai_moi: 'You ran out of time', temps_toi: '{} s left to play', temps_de: '{} has {} s left',
     classement: 'Your {} rating', en_cours: 'Matches in progress', actualiser: 'Refresh', aucune_partie: 'No match in progress.',
     regarder: 'Watch', spectateur: 'You are watching this match live.', retour_liste: 'Back to the list',
+    compte: 'Your account', garder: 'Keep your progress',
+    invite_texte: 'You are playing without an account: your progress lives in this browser only. Add an e-mail to keep it and play elsewhere.',
+    pseudo_facultatif: 'Username (optional)', email: 'Email', mot_de_passe_nouveau: 'Password (at least 8 characters)',
+    mot_de_passe: 'Password', garder_bouton: 'Keep my progress',
+    garde: 'Kept: from now on, sign in with {} and your password.',
+    exporter: 'Export my data', exporte: 'Your data is downloaded ({}).', fichier_export: 'my-data-{}.json',
+    supprimer: 'Delete my account', supprimer_oui: 'Delete for good', supprimer_non: 'Cancel',
+    supprimer_compte: 'Your account, scores, gold and objects will be erased for good. Your password to confirm:',
+    supprimer_invite: 'Your guest progress (scores, gold, objects) will be erased for good.',
+    compte_supprime: 'Your account is deleted: nothing of yours is left here.',
   },
 };
 function t(key, ...args) {
@@ -695,6 +715,106 @@ async function start() {
       refusedKey(err);
     }
   }
+
+  // -- 8. The player's account ----------------------------------------------------------------------
+  // "Jouer sans compte" in the login panel (auth.guest()) makes a guest, who plays everything
+  // a player can. "Garder ma progression" turns the guest into a full account with an e-mail
+  // and a password (auth.link: same id, same matches, gold and scores; the session goes on).
+  // Every player may download what the server holds about them (auth.exportData(),
+  // GET /players/me/export) and delete their account (auth.deleteAccount(), POST
+  // /players/me/supprimer: with the password, or nothing for a guest; the SDK then signs
+  // out). A Google account would confirm with a fresh Google token: deleteAccount({idToken}).
+  let accountOf = null;   // the player the account area was drawn for
+  function showAccount() {
+    const joueur = client.auth.player;
+    $('account').hidden = !joueur;
+    if (!joueur) { accountOf = null; return; }
+    $('account-note').hidden = true;
+    // Another player: nothing of the previous one's messages stays.
+    if (accountOf !== joueur.id) {
+      accountOf = joueur.id;
+      accountMessage('', '');
+      $('link-form').reset();
+      askDelete(false);
+    }
+    $('link-form').hidden = !joueur.invite;
+    if (!$('delete-form').hidden) askDelete(true);
+  }
+  function accountMessage(status, error) {
+    $('account-status').textContent = status;
+    $('account-error').textContent = error;
+  }
+  /** An account call refused: its message, beside the account, or instead of it once signed out. */
+  function accountRefused(err) {
+    if (refusedKey(err)) return;
+    if (client.auth.player) accountMessage('', err.message);
+    else showAccountNote(err.message);
+  }
+  function showAccountNote(text) {
+    $('account-note').textContent = text;
+    $('account-note').hidden = false;
+  }
+  /** Runs one account call with the area's buttons disabled. */
+  async function accountBusy(fn) {
+    const buttons = $('account').querySelectorAll('button');
+    for (const b of buttons) b.disabled = true;
+    accountMessage('', '');
+    try { await fn(); } catch (err) { accountRefused(err); } finally { for (const b of buttons) b.disabled = false; }
+  }
+  function askDelete(ask) {
+    const guest = Boolean(client.auth.player?.invite);
+    $('delete-form').hidden = !ask;
+    $('account-actions').hidden = ask;
+    $('delete-text').textContent = t(guest ? 'supprimer_invite' : 'supprimer_compte');
+    $('delete-password-box').hidden = guest;
+    $('delete-password').required = ask && !guest;
+    if (!ask) $('delete-password').value = '';
+  }
+
+  $('link-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const pseudo = $('link-pseudo').value.trim();
+    const email = $('link-email').value.trim();
+    const password = $('link-password').value;
+    void accountBusy(async () => {
+      await client.auth.link(pseudo ? { pseudo, email, password } : { email, password });
+      $('link-form').reset();
+      accountMessage(t('garde', email), '');
+    });
+  });
+
+  $('export').addEventListener('click', () => {
+    void accountBusy(async () => {
+      const data = await client.auth.exportData();
+      // The answer as a file the player keeps: no server round trip, nothing stored.
+      const name = t('fichier_export', client.auth.player?.pseudo ?? 'joueur');
+      const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
+      const a = Object.assign(document.createElement('a'), { href: url, download: name, hidden: true });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      accountMessage(t('exporte', name), '');
+    });
+  });
+
+  $('delete').addEventListener('click', () => {
+    askDelete(true);
+    (client.auth.player?.invite ? $('delete-no') : $('delete-password')).focus();
+  });
+  $('delete-no').addEventListener('click', () => { askDelete(false); $('delete').focus(); });
+  $('delete-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const guest = Boolean(client.auth.player?.invite);
+    const password = $('delete-password').value;
+    void accountBusy(async () => {
+      await client.auth.deleteAccount(guest ? undefined : { password });
+      // Signed out by the SDK: the panels and the page follow through onChange.
+      showAccountNote(t('compte_supprime'));
+    });
+  });
+  client.auth.onChange(showAccount);
+  showAccount();
 
   board.setAttribute('aria-label', t('plateau'));
   showLobby();
