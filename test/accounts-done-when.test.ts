@@ -30,18 +30,17 @@ const PHONE = { width: 375, height: 740 };
 
 // The demo's and the panels' texts, as the player reads them.
 const FR = {
-  locale: 'fr-FR', guest: 'Jouer sans compte', signedIn: 'Connecté en tant que', signOut: 'Se déconnecter',
+  locale: 'fr-FR', guest: 'Jouer sans compte', asGuest: 'Tu joues en invité :', signedIn: 'Connecté en tant que', signOut: 'Se déconnecter',
   identifiant: 'Pseudo ou e-mail', password: 'Mot de passe', signIn: 'Se connecter',
-  forgot: 'Mot de passe oublié ?', play: 'Jouer', mine: 'À toi de jouer !', won: 'Tu as gagné !',
-  buyPotion: 'Acheter Potion pour 30 Or', signUp: 'Pas encore de compte ? Inscris-toi', pseudo: 'Pseudo', email: 'E-mail',
-  newPassword: 'Mot de passe (8 caractères au moins)', create: 'Créer mon compte',
-  keep: 'Garde ta progression', keepButton: 'Garder ma progression', pseudoOptional: 'Pseudo (facultatif)',
-  exportButton: 'Exporter mes données', deleteButton: 'Supprimer mon compte', deleteYes: 'Supprimer pour de bon', deleteNo: 'Annuler',
+  play: 'Jouer', mine: 'À toi de jouer !', won: 'Tu as gagné !', buyPotion: 'Acheter Potion pour 30 Or',
+  signUp: 'Pas encore de compte ? Inscris-toi', pseudo: 'Pseudo', email: 'E-mail', newPassword: 'Mot de passe (8 caractères au moins)', create: 'Créer mon compte',
+  link: 'Lier un compte', linkPseudo: 'Pseudo (facultatif)', linkButton: 'Lier mon compte', linked: 'Compte lié : ta progression est gardée.',
+  forgot: 'Mot de passe oublié ?', getCode: 'Recevoir un code', code: 'Code reçu par e-mail (8 chiffres)',
+  resetPassword: 'Nouveau mot de passe (8 caractères au moins)', resetButton: 'Changer le mot de passe',
+  resetDone: 'Mot de passe changé. Connecte-toi avec le nouveau.',
+  account: 'Ton compte', exportButton: 'Exporter mes données', deleteButton: 'Supprimer mon compte', deleteYes: 'Supprimer pour de bon',
 };
-const EN = {
-  locale: 'en-US', guest: 'Play without an account', signedIn: 'Signed in as', keep: 'Keep your progress',
-  deleteButton: 'Delete my account',
-};
+const EN = { locale: 'en-US', guest: 'Play without an account', asGuest: 'Playing as a guest:', account: 'Your account', deleteButton: 'Delete my account' };
 
 interface Player { ctx: BrowserContext; page: Page; errors: string[] }
 
@@ -133,27 +132,30 @@ async function openDemo(locale: string, viewport = DESKTOP): Promise<Player> {
   return { ctx, page, errors };
 }
 
+const demoKey = () => new URL(demoLink).searchParams.get('key')!;
+const apiBase = () => `${new URL(demoLink).origin}/api/public/v1`;
 const login = (p: Player) => p.page.locator('manette-login');
 const account = (p: Player) => p.page.locator('#account');
 
 /** "Jouer sans compte" in the login panel; resolves with the guest's pseudo. */
-async function playAsGuest(p: Player, L: { guest: string; signedIn: string } = FR): Promise<string> {
+async function playAsGuest(p: Player, L: { guest: string; asGuest: string } = FR): Promise<string> {
   await login(p).getByRole('button', { name: L.guest }).click();
-  const signed = login(p).getByText(new RegExp(`^${L.signedIn} invite_\\d{6}$`));
+  const signed = login(p).getByText(new RegExp(`^${L.asGuest} invite_\\d{6}$`));
   await signed.waitFor({ timeout: 20_000 });
-  return (await signed.textContent())!.slice(L.signedIn.length + 1);
+  return (await signed.textContent())!.slice(L.asGuest.length + 1);
 }
 
-/** The player the page's session holds (the SDK keeps it in localStorage, per game). */
-async function sessionPlayer(p: Player): Promise<{ id: string; pseudo: string; invite?: boolean } | null> {
+/** The session the page holds (the SDK keeps it in localStorage, per game): its token and player. */
+async function session(p: Player): Promise<{ token: string; joueur: { id: string; pseudo: string; email: string | null; invite?: boolean } } | null> {
   return p.page.evaluate(() => {
     for (let i = 0; i < localStorage.length; i++) {
       const k = localStorage.key(i)!;
-      if (k.startsWith('manette.session.')) return (JSON.parse(localStorage.getItem(k)!) as { joueur: never }).joueur;
+      if (/^manette\.session\.[^.]+$/.test(k)) return JSON.parse(localStorage.getItem(k)!);
     }
     return null;
   });
 }
+const sessionPlayer = async (p: Player) => (await session(p))?.joueur ?? null;
 
 async function signIn(p: Player, identifiant: string, password: string): Promise<void> {
   await login(p).getByLabel(FR.identifiant).fill(identifiant);
@@ -179,27 +181,28 @@ async function shot(p: Player, name: string, el?: Locator): Promise<void> {
 }
 
 describe.skipIf(!haveBrowser)('accounts on a fresh clone with npm start: guest, link, reset by mail, export, delete, bans', () => {
-  let gaspard: Player;       // plays as a guest, keeps the progress, then deletes the account
+  let gaspard: Player;       // plays as a guest, links an e-mail, resets the password, exports, deletes
   let odile: Player;         // a guest on a phone, later banned
   let guestId: string;
   let odilePseudo: string;
-  let roomCode: string;
   const email = 'gaspard@example.test';
 
-  it('two players play the demo as guests; the winner buys a potion; the account area offers to keep the progress', async () => {
+  it('two players play the demo as guests; the winner buys a potion; the account area shows', async () => {
     expect(manette.out()).toContain('Postgres embarqué');
+    // No SMTP server: the banner says where the mails go.
+    expect(manette.out()).toMatch(/Courriels\s+smtp:\/\/127\.0\.0\.1:\d+\s+\(capteur local/);
     gaspard = await openDemo(FR.locale);
     odile = await openDemo(FR.locale, PHONE);
     const gPseudo = await playAsGuest(gaspard);
     odilePseudo = await playAsGuest(odile);
+    expect(await sessionPlayer(gaspard)).toMatchObject({ pseudo: gPseudo, email: null, invite: true });
     guestId = (await sessionPlayer(gaspard))!.id;
-    expect(await sessionPlayer(gaspard)).toMatchObject({ pseudo: gPseudo, invite: true });
 
-    // Signed in as a guest: the account area, with the form that keeps the progress.
+    // Signed in as a guest: the account area, with what a player may ask of their data.
     for (const p of [gaspard, odile]) {
-      await account(p).waitFor();
-      expect(await account(p).getByRole('heading', { name: FR.keep }).isVisible()).toBe(true);
+      await account(p).getByRole('heading', { name: FR.account }).waitFor();
       expect(await account(p).getByRole('button', { name: FR.exportButton }).isVisible()).toBe(true);
+      expect(await account(p).getByRole('button', { name: FR.deleteButton }).isVisible()).toBe(true);
     }
 
     // A match: gaspard (desktop) wins, whoever plays first.
@@ -221,7 +224,6 @@ describe.skipIf(!haveBrowser)('accounts on a fresh clone with npm start: guest, 
     if (gFirst) await move(first, 2, 'X');
     else { await move(first, 8, 'X'); await move(second, 5, 'O'); }
     await expect.poll(() => turnOf(gaspard), { timeout: 20_000 }).toBe(FR.won);
-    roomCode = (await gaspard.page.locator('#room-code').textContent())!;
 
     // 50 gold for the win; a potion for 30.
     const shop = gaspard.page.locator('manette-boutique');
@@ -237,59 +239,68 @@ describe.skipIf(!haveBrowser)('accounts on a fresh clone with npm start: guest, 
     await shot(odile, 'demo-account-phone', account(odile));
   });
 
-  it('the guest keeps the progress with an e-mail: same player, now an account', async () => {
-    const area = account(gaspard);
-    await area.getByLabel(FR.pseudoOptional).fill('gaspard');
-    await area.getByLabel(FR.email, { exact: true }).fill(email);
-    await area.getByLabel(FR.newPassword).fill('premier-mot-de-passe');
-    await area.getByRole('button', { name: FR.keepButton }).click();
-    await expect.poll(() => area.getByRole('status').textContent(), { timeout: 20_000 })
-      .toBe(`C’est gardé : connecte-toi désormais avec ${email} et ton mot de passe.`);
+  it('the guest links an e-mail in the login panel: the same player, now an account', async () => {
+    const panel = login(gaspard);
+    await panel.getByRole('button', { name: FR.link }).click();
+    await panel.getByLabel(FR.linkPseudo).fill('gaspard');
+    await panel.getByLabel(FR.email, { exact: true }).fill(email);
+    await panel.getByLabel(FR.newPassword).fill('premier-mot-de-passe');
+    await panel.getByRole('button', { name: FR.linkButton }).click();
+    await panel.getByText(FR.linked).waitFor({ timeout: 20_000 });
+    await panel.getByText(`${FR.signedIn} gaspard`).waitFor();
     expect(await sessionPlayer(gaspard)).toMatchObject({ id: guestId, pseudo: 'gaspard', email, invite: false });
-    // No more form to keep the progress: the account has an e-mail.
-    expect(await area.getByRole('heading', { name: FR.keep }).isVisible()).toBe(false);
-    await login(gaspard).getByText(`${FR.signedIn} gaspard`).waitFor({ timeout: 20_000 });
+    // The account area stays, for the same player.
+    expect(await account(gaspard).isVisible()).toBe(true);
   });
 
-  it('forgets the password: the code arrives in the mail npm start prints; the new password signs the same player in', async () => {
-    await login(gaspard).getByRole('button', { name: FR.signOut }).click();
+  it('forgets the password: the code is in the mail npm start prints; the new password signs the same player in', async () => {
+    const panel = login(gaspard);
+    await panel.getByRole('button', { name: FR.signOut }).click();
     await account(gaspard).waitFor({ state: 'hidden' });
     const since = manette.out().length;
-    await login(gaspard).getByRole('button', { name: FR.forgot }).click();
-    await login(gaspard).getByLabel(FR.email, { exact: true }).fill(email);
-    await login(gaspard).getByRole('button', { name: /code/i }).first().click();
+    await panel.getByRole('button', { name: FR.forgot }).click();
+    await panel.getByLabel(FR.email, { exact: true }).fill(email);
+    await panel.getByRole('button', { name: FR.getCode }).click();
 
-    // The mail, printed in the terminal of `npm start` by the local catcher.
+    // The mail, printed by the local catcher in the terminal of `npm start`.
     await expect.poll(() => mailCode(email, since), { timeout: 30_000 }).toMatch(/^\d{8}$/);
     const mail = manette.out().slice(since);
-    expect(mail).toContain('Démo Manette <demo@manette.local>');
-    const code = mailCode(email, since)!;
+    expect(mail).toContain(`Courriel pour ${email}`);
+    expect(mail).toContain('Objet : Démo : ton code pour changer de mot de passe');
+    expect(mail).toContain('Bonjour gaspard,');
 
-    await login(gaspard).getByLabel(/code/i).fill(code);
-    await login(gaspard).getByLabel(/nouveau mot de passe/i).fill('second-mot-de-passe');
-    await login(gaspard).getByRole('button', { name: /mot de passe/i }).last().click();
-    // Signed in with the new password (the panel may sign in by itself, or ask).
-    const signedIn = login(gaspard).getByText(`${FR.signedIn} gaspard`);
-    await expect.poll(async () => (await signedIn.isVisible()) || (await login(gaspard).getByLabel(FR.identifiant).isVisible()), { timeout: 20_000 }).toBe(true);
-    if (!(await signedIn.isVisible())) await signIn(gaspard, email, 'second-mot-de-passe');
-    await signedIn.waitFor({ timeout: 20_000 });
+    await panel.getByLabel(FR.code).fill(mailCode(email, since)!);
+    await panel.getByLabel(FR.resetPassword).fill('second-mot-de-passe');
+    await panel.getByRole('button', { name: FR.resetButton }).click();
+    await panel.getByText(FR.resetDone).waitFor({ timeout: 20_000 });
+    // Back to sign in, the e-mail filled in: the old password is refused, the new one works.
+    expect(await panel.getByLabel(FR.identifiant).inputValue()).toBe(email);
+    await signIn(gaspard, email, 'premier-mot-de-passe');
+    await expect.poll(() => panelAlert(gaspard).textContent(), { timeout: 20_000 }).toMatch(/.+/);
+    expect(await session(gaspard)).toBeNull();
+    await signIn(gaspard, email, 'second-mot-de-passe');
+    await panel.getByText(`${FR.signedIn} gaspard`).waitFor({ timeout: 20_000 });
     expect((await sessionPlayer(gaspard))!.id).toBe(guestId);
-    // The old password is refused (checked over HTTP, as the page would).
   });
 
-  it('exports their data: the downloaded file has the match, the gold, the potion and the win', async () => {
+  it('exports their data: the downloaded file has their match, gold, potion, win and the reset', async () => {
     const download = gaspard.page.waitForEvent('download');
     await account(gaspard).getByRole('button', { name: FR.exportButton }).click();
     const file = await download;
     expect(file.suggestedFilename()).toBe('mes-donnees-gaspard.json');
     const data = JSON.parse(await readFile((await file.path())!, 'utf8'));
-    const text = JSON.stringify(data);
-    expect(text).toContain(guestId);
-    expect(text).toContain(email);
-    expect(text).toContain(roomCode);
-    expect(text).toContain('potion');
-    expect(text).toContain('victoires');
     await expect.poll(() => account(gaspard).getByRole('status').textContent()).toBe('Tes données sont téléchargées (mes-donnees-gaspard.json).');
+    expect(data.joueur).toMatchObject({ id: guestId, pseudo: 'gaspard', email, invite: false });
+    // The match they won as a guest, with their moves.
+    expect(data.parties).toHaveLength(1);
+    expect(data.parties[0]).toMatchObject({ mode_jeu: '1v1', statut: 'terminee', gagnant_id: guestId });
+    const mine = (data.parties[0].actions as { action: string; donnees: { case?: number } }[]).filter((a) => a.action === 'jouer');
+    expect(mine.length).toBeGreaterThanOrEqual(5);
+    expect(data.scores).toEqual([expect.objectContaining({ classement: 'victoires', valeur: 1 })]);
+    expect(data.economie.portefeuille).toEqual([expect.objectContaining({ code: 'or', solde: 20 })]);
+    expect(data.economie.inventaire).toEqual([expect.objectContaining({ code: 'potion', quantite: 1 })]);
+    expect(data.reinitialisations).toHaveLength(1);
+    expect(data.reinitialisations[0].utilise_le).toEqual(expect.any(String));
   });
 
   it('deletes the account: a wrong password changes nothing; then signing in is refused', async () => {
@@ -298,66 +309,93 @@ describe.skipIf(!haveBrowser)('accounts on a fresh clone with npm start: guest, 
     await area.getByLabel(FR.password, { exact: true }).fill('pas-le-bon-mot-de-passe');
     await shot(gaspard, 'demo-account-delete', area);
     await area.getByRole('button', { name: FR.deleteYes }).click();
-    await expect.poll(() => area.getByRole('alert').textContent(), { timeout: 20_000 }).not.toBe('');
+    await expect.poll(() => area.getByRole('alert').textContent(), { timeout: 20_000 }).toBe('Identifiant ou mot de passe incorrect.');
     expect((await sessionPlayer(gaspard))?.id).toBe(guestId);
 
     await area.getByLabel(FR.password, { exact: true }).fill('second-mot-de-passe');
     await area.getByRole('button', { name: FR.deleteYes }).click();
     await gaspard.page.locator('#account-note').getByText('Ton compte est supprimé : plus rien de toi ne reste ici.').waitFor({ timeout: 20_000 });
     expect(await area.isVisible()).toBe(false);
-    expect(await sessionPlayer(gaspard)).toBeNull();
+    expect(await session(gaspard)).toBeNull();
 
     await signIn(gaspard, email, 'second-mot-de-passe');
     await expect.poll(() => panelAlert(gaspard).textContent(), { timeout: 20_000 }).toMatch(/.+/);
-    expect(await sessionPlayer(gaspard)).toBeNull();
+    expect(await session(gaspard)).toBeNull();
+    // What support sees: the player is gone.
+    const found = await cli('players', 'find', 'demo', email);
+    expect(found.code).not.toBe(0);
     expect(gaspard.errors).toEqual([]);
   });
 
-  it('a banned guest cannot come back: the open page, linking and the guest door are refused; unban lets the same guest back', async () => {
+  it('a banned guest cannot come back: the session, linking and the guest door are refused; unban lets the same guest back', async () => {
+    const before = (await session(odile))!;
     const ban = await cli('players', 'ban', 'demo', odilePseudo, '--raison', 'Triche au morpion');
     expect(ban.code, ban.stderr).toBe(0);
-    // The open page: its session is revoked; keeping the progress is refused and the page signs out.
-    const area = account(odile);
-    await area.getByLabel(FR.email, { exact: true }).fill('odile@example.test');
-    await area.getByLabel(FR.newPassword).fill('mot-de-passe-odile');
-    await area.getByRole('button', { name: FR.keepButton }).click();
-    await odile.page.locator('#account-note').waitFor({ timeout: 20_000 });
-    expect(await sessionPlayer(odile)).toBeNull();
-    // The same device, "Jouer sans compte": refused, the panel says she is suspended.
+    expect(ban.body).toMatchObject({ ok: true, data: { id: before.joueur.id } });
+
+    // The session she had is refused, for linking too; nothing changes.
+    const lier = await fetch(`${apiBase()}/players/lier`, {
+      method: 'POST', headers: { 'x-api-key': demoKey(), 'x-player-token': before.token, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'odile@example.test', password: 'mot-de-passe-odile' }),
+    });
+    expect(lier.status).toBe(401);
+    expect((await lier.json()).error).toBe('invalid_token');
+    // Her page finds out at its next call, and signs out.
+    await odile.page.reload();
+    await login(odile).getByRole('button', { name: FR.guest }).waitFor({ timeout: 20_000 });
+    expect(await session(odile)).toBeNull();
+    // The same device, "Jouer sans compte": refused, the panel says why.
     await login(odile).getByRole('button', { name: FR.guest }).click();
-    await expect.poll(() => panelAlert(odile).textContent(), { timeout: 20_000 }).toMatch(/suspendu/i);
-    expect(await sessionPlayer(odile)).toBeNull();
+    await expect.poll(() => panelAlert(odile).textContent(), { timeout: 20_000 }).toBe('Ce compte est suspendu.');
+    expect(await session(odile)).toBeNull();
+    const found = await cli('players', 'find', 'demo', odilePseudo);
+    expect(found.body.data).toMatchObject({ id: before.joueur.id, email: null });
 
     const unban = await cli('players', 'unban', 'demo', odilePseudo);
     expect(unban.code, unban.stderr).toBe(0);
     expect(await playAsGuest(odile)).toBe(odilePseudo);
+    expect((await sessionPlayer(odile))!.id).toBe(before.joueur.id);
     expect(odile.errors).toEqual([]);
   });
 
-  it('a banned account cannot come back: sign-in and password reset are refused with the end date; unban lets it back', async () => {
+  it('a banned account cannot come back: signing in and resetting the password are refused, the end date named; unban lets it back', async () => {
     const rita = await openDemo(FR.locale);
-    await login(rita).getByRole('button', { name: FR.signUp }).click();
-    await login(rita).getByLabel(FR.pseudo, { exact: true }).fill('rita');
-    await login(rita).getByLabel(FR.email, { exact: true }).fill('rita@example.test');
-    await login(rita).getByLabel(FR.newPassword).fill('mot-de-passe-rita');
-    await login(rita).getByRole('button', { name: FR.create }).click();
-    await login(rita).getByText(`${FR.signedIn} rita`).waitFor({ timeout: 20_000 });
+    const panel = login(rita);
+    await panel.getByRole('button', { name: FR.signUp }).click();
+    await panel.getByLabel(FR.pseudo, { exact: true }).fill('rita');
+    await panel.getByLabel(FR.email, { exact: true }).fill('rita@example.test');
+    await panel.getByLabel(FR.newPassword).fill('mot-de-passe-rita');
+    await panel.getByRole('button', { name: FR.create }).click();
+    await panel.getByText(`${FR.signedIn} rita`).waitFor({ timeout: 20_000 });
     const ritaId = (await sessionPlayer(rita))!.id;
 
-    const ban = await cli('players', 'ban', 'demo', 'rita@example.test', '--jusqu-a', '2030-01-01T00:00:00Z', '--raison', 'Insultes');
+    const ban = await cli('players', 'ban', 'demo', 'rita@example.test', '--jusqu-a', '2030-01-01', '--raison', 'Insultes');
     expect(ban.code, ban.stderr).toBe(0);
-    // Her page: the next call is refused, the session ends.
+    // Her page: its next call is refused, the session ends.
     await rita.page.reload();
-    await login(rita).getByLabel(FR.identifiant).waitFor({ timeout: 20_000 });
-    expect(await sessionPlayer(rita)).toBeNull();
+    await panel.getByLabel(FR.identifiant).waitFor({ timeout: 20_000 });
+    expect(await session(rita)).toBeNull();
+    // Sign in: refused, until the date the studio chose.
     await signIn(rita, 'rita@example.test', 'mot-de-passe-rita');
-    await expect.poll(() => panelAlert(rita).textContent(), { timeout: 20_000 }).toMatch(/suspendu.*2030/i);
-    expect(await sessionPlayer(rita)).toBeNull();
+    await expect.poll(() => panelAlert(rita).textContent(), { timeout: 20_000 }).toBe('Ce compte est suspendu jusqu’au 1 janvier 2030 à 00:00 UTC.');
+    expect(await session(rita)).toBeNull();
+    // A password reset: the code arrives, the reset is refused.
+    const since = manette.out().length;
+    await panel.getByRole('button', { name: FR.forgot }).click();
+    await panel.getByLabel(FR.email, { exact: true }).fill('rita@example.test');
+    await panel.getByRole('button', { name: FR.getCode }).click();
+    await expect.poll(() => mailCode('rita@example.test', since), { timeout: 30_000 }).toMatch(/^\d{8}$/);
+    await panel.getByLabel(FR.code).fill(mailCode('rita@example.test', since)!);
+    await panel.getByLabel(FR.resetPassword).fill('autre-mot-de-passe');
+    await panel.getByRole('button', { name: FR.resetButton }).click();
+    await expect.poll(() => panelAlert(rita).textContent(), { timeout: 20_000 }).toMatch(/^Ce compte est suspendu jusqu’au 1 janvier 2030/);
+    await shot(rita, 'demo-banned', panel);
 
     const unban = await cli('players', 'unban', 'demo', 'rita');
     expect(unban.code, unban.stderr).toBe(0);
+    await panel.getByRole('button', { name: /Retour à la connexion/ }).click();
     await signIn(rita, 'rita', 'mot-de-passe-rita');
-    await login(rita).getByText(`${FR.signedIn} rita`).waitFor({ timeout: 20_000 });
+    await panel.getByText(`${FR.signedIn} rita`).waitFor({ timeout: 20_000 });
     expect((await sessionPlayer(rita))!.id).toBe(ritaId);
     expect(rita.errors).toEqual([]);
   });
@@ -366,7 +404,7 @@ describe.skipIf(!haveBrowser)('accounts on a fresh clone with npm start: guest, 
     for (const [viewport, name] of [[DESKTOP, 'demo-account-en'], [PHONE, 'demo-account-phone-en']] as const) {
       const p = await openDemo(EN.locale, viewport);
       await playAsGuest(p, EN);
-      await account(p).getByRole('heading', { name: EN.keep }).waitFor();
+      await account(p).getByRole('heading', { name: EN.account }).waitFor();
       await shot(p, name, viewport === PHONE ? account(p) : undefined);
       if (viewport === DESKTOP) {
         await account(p).getByRole('button', { name: EN.deleteButton }).click();

@@ -47,11 +47,7 @@ const TEXTS = {
     delai_moi: 'Temps écoulé pour toi', temps_toi: 'Il te reste {} s pour jouer', temps_de: '{} a encore {} s',
     classement: 'Ton classement {}', en_cours: 'Parties en cours', actualiser: 'Actualiser', aucune_partie: 'Aucune partie en cours.',
     regarder: 'Regarder', spectateur: 'Tu regardes cette partie en direct.', retour_liste: 'Retour à la liste',
-    compte: 'Ton compte', garder: 'Garde ta progression',
-    invite_texte: 'Tu joues sans compte : ta progression ne tient qu’à ce navigateur. Ajoute un e-mail pour la garder et jouer ailleurs.',
-    pseudo_facultatif: 'Pseudo (facultatif)', email: 'E-mail', mot_de_passe_nouveau: 'Mot de passe (8 caractères au moins)',
-    mot_de_passe: 'Mot de passe', garder_bouton: 'Garder ma progression',
-    garde: 'C’est gardé : connecte-toi désormais avec {} et ton mot de passe.',
+    compte: 'Ton compte', compte_texte: 'Tout ce que le jeu garde de toi : à emporter, ou à effacer.', mot_de_passe: 'Mot de passe',
     exporter: 'Exporter mes données', exporte: 'Tes données sont téléchargées ({}).', fichier_export: 'mes-donnees-{}.json',
     supprimer: 'Supprimer mon compte', supprimer_oui: 'Supprimer pour de bon', supprimer_non: 'Annuler',
     supprimer_compte: 'Ton compte, tes scores, ton or et tes objets seront effacés pour de bon. Ton mot de passe pour confirmer :',
@@ -79,11 +75,7 @@ const TEXTS = {
     delai_moi: 'You ran out of time', temps_toi: '{} s left to play', temps_de: '{} has {} s left',
     classement: 'Your {} rating', en_cours: 'Matches in progress', actualiser: 'Refresh', aucune_partie: 'No match in progress.',
     regarder: 'Watch', spectateur: 'You are watching this match live.', retour_liste: 'Back to the list',
-    compte: 'Your account', garder: 'Keep your progress',
-    invite_texte: 'You are playing without an account: your progress lives in this browser only. Add an e-mail to keep it and play elsewhere.',
-    pseudo_facultatif: 'Username (optional)', email: 'Email', mot_de_passe_nouveau: 'Password (at least 8 characters)',
-    mot_de_passe: 'Password', garder_bouton: 'Keep my progress',
-    garde: 'Kept: from now on, sign in with {} and your password.',
+    compte: 'Your account', compte_texte: 'Everything the game keeps about you: take it with you, or erase it.', mot_de_passe: 'Password',
     exporter: 'Export my data', exporte: 'Your data is downloaded ({}).', fichier_export: 'my-data-{}.json',
     supprimer: 'Delete my account', supprimer_oui: 'Delete for good', supprimer_non: 'Cancel',
     supprimer_compte: 'Your account, scores, gold and objects will be erased for good. Your password to confirm:',
@@ -717,13 +709,14 @@ async function start() {
   }
 
   // -- 8. The player's account ----------------------------------------------------------------------
-  // "Jouer sans compte" in the login panel (auth.guest()) makes a guest, who plays everything
-  // a player can. "Garder ma progression" turns the guest into a full account with an e-mail
-  // and a password (auth.link: same id, same matches, gold and scores; the session goes on).
-  // Every player may download what the server holds about them (auth.exportData(),
-  // GET /players/me/export) and delete their account (auth.deleteAccount(), POST
-  // /players/me/supprimer: with the password, or nothing for a guest; the SDK then signs
-  // out). A Google account would confirm with a fresh Google token: deleteAccount({idToken}).
+  // <manette-login> does the rest of the account's life: "Jouer sans compte" (auth.guest()),
+  // a guest's "Lier un compte" (auth.link: the same player, with an e-mail), "Mot de passe
+  // oublié ?" (auth.requestReset, auth.reset). The page adds what a player may ask of their
+  // data: a copy of everything the server holds about them (auth.exportData(), GET
+  // /players/me/export), turned into a file here, and the account's deletion
+  // (auth.deleteAccount(), POST /players/me/supprimer: with the password, nothing for a
+  // guest; the SDK then signs out). A Google account would confirm with a fresh Google
+  // token: deleteAccount({idToken}).
   let accountOf = null;   // the player the account area was drawn for
   function showAccount() {
     const joueur = client.auth.player;
@@ -734,10 +727,9 @@ async function start() {
     if (accountOf !== joueur.id) {
       accountOf = joueur.id;
       accountMessage('', '');
-      $('link-form').reset();
       askDelete(false);
     }
-    $('link-form').hidden = !joueur.invite;
+    // A guest who just linked an account: the deletion now asks for the password.
     if (!$('delete-form').hidden) askDelete(true);
   }
   function accountMessage(status, error) {
@@ -770,18 +762,6 @@ async function start() {
     $('delete-password').required = ask && !guest;
     if (!ask) $('delete-password').value = '';
   }
-
-  $('link-form').addEventListener('submit', (e) => {
-    e.preventDefault();
-    const pseudo = $('link-pseudo').value.trim();
-    const email = $('link-email').value.trim();
-    const password = $('link-password').value;
-    void accountBusy(async () => {
-      await client.auth.link(pseudo ? { pseudo, email, password } : { email, password });
-      $('link-form').reset();
-      accountMessage(t('garde', email), '');
-    });
-  });
 
   $('export').addEventListener('click', () => {
     void accountBusy(async () => {
