@@ -779,6 +779,7 @@ async function start() {
   });
 
   $('delete').addEventListener('click', () => {
+    accountMessage('', '');
     askDelete(true);
     (client.auth.player?.invite ? $('delete-no') : $('delete-password')).focus();
   });
