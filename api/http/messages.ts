@@ -109,6 +109,8 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
 // built with (SQL format() or ||): `doit être au moins %s` covers `doit être au moins 0`.
 // test/players.test.ts checks that every text the migrations can raise is listed here.
 const DETAIL_MESSAGES: ReadonlyArray<readonly [fr: string, en: string]> = [
+  // The console's panel save (manette_admin.panel_apply): a part of the game file.
+  ['diffère de la base', 'differs from the database'],
   // Data tables: rows (manette.table_check_donnees).
   ['objet attendu', 'object expected'],
   ['ligne de plus de 256 Kio', 'row larger than 256 KiB'],
