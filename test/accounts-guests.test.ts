@@ -3,10 +3,12 @@
 // sweep. ID tokens are signed by keys this file serves as the Google key set.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
+import pg from 'pg';
 import { pino } from 'pino';
 import { serveGoogleKeys, type GoogleKeys } from './support/google-keys.js';
 import { client, minimalGame, startTestApp, type Reply, type TestApp } from './support/harness.js';
 import { startTurnSweeper } from '../api/turn-sweeper.js';
+import { parseGameConfig } from '../api/config/game-config.js';
 
 let app: TestApp;
 let jwks: GoogleKeys;
@@ -299,6 +301,41 @@ describe('the purge of unused guests', () => {
     expect(seen(await api.get('/players/me', { token: linked.token })).body.data.joueur).toMatchObject({ id: linked.id, invite: false });
     // The appareil_id of the purged guest makes a new guest.
     expect((await guest(ip, appareil)).id).not.toBe(old.id);
+  });
+});
+
+describe('invites_jours and the cost of the purge', () => {
+  it('the game file takes invites_jours as an integer 1–3650, and keeps files without it unchanged', () => {
+    const parse = (v: unknown) => parseGameConfig({ jeu: 'j', nom: 'J', invites_jours: v });
+    expect(parse(1).ok && parse(3650).ok).toBe(true);
+    for (const v of [0, 3651, 2.5, '30', null]) {
+      const r = parse(v);
+      expect(r.ok, String(v)).toBe(false);
+      if (!r.ok) expect(r.error).toContain('invites_jours');
+    }
+    const without = parseGameConfig({ jeu: 'j', nom: 'J' });
+    expect(without.ok && 'invites_jours' in without.config).toBe(false);
+  });
+
+  it('with nothing to purge, the sweep reads guests by the index players_guests_seen_idx only', async () => {
+    // The plan the sweep's query gets when the planner must use an index if it can.
+    const db = new pg.Client({ connectionString: app.databaseUrl });
+    await db.connect();
+    let plan: unknown;
+    try {
+      await db.query('begin');
+      await db.query('set local enable_seqscan = off');
+      plan = (await db.query(`explain (format json) select c.id from manette.games g cross join lateral (
+          select pl.id, pl.seen_at from manette.players pl
+          where pl.game_id = g.id and pl.guest and pl.seen_at < now() - make_interval(days => 90)
+          order by pl.seen_at limit 20 for update of pl skip locked) c limit 20`)).rows;
+      await db.query('rollback');
+    } finally {
+      await db.end();
+    }
+    const text = JSON.stringify(plan);
+    expect(text).toContain('players_guests_seen_idx');
+    expect(text).not.toMatch(/"Relation Name":"players"[^}]*"Node Type":"Seq Scan"|"Node Type":"Seq Scan"[^}]*"Relation Name":"players"/);
   });
 });
 

@@ -19,7 +19,11 @@ declare
 begin
   -- FOR UPDATE: two links of one guest at once are one after the other (the second finds
   -- it linked); a ban waits for it (and the refusal below sees a ban made before).
-  select pl.* into strict p from manette.players pl where pl.id = caller.player_id for update;
+  select pl.* into p from manette.players pl where pl.id = caller.player_id for update;
+  if p.id is null then
+    -- Erased (the purge of unused guests) while this request waited for its row.
+    perform manette.fail('invalid_token', 401);
+  end if;
   perform manette.refuse_suspended(p);
   if not p.guest then
     perform manette.fail('already_linked', 409);
