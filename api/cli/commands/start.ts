@@ -107,7 +107,7 @@ function printedMail(mail: CaughtMail, lang: 'fr' | 'en'): string {
   return [
     '',
     `  ${fr ? 'Courriel pour' : 'Mail to'} ${mail.to || mail.envelopeTo.join(', ')}`,
-    `  ${fr ? 'Objet' : 'Subject'} : ${mail.subject}`,
+    `  ${fr ? 'Objet :' : 'Subject:'} ${mail.subject}`,
     ...mail.text.trimEnd().split('\n').map((line) => `  | ${line}`),
     '',
   ].join('\n');
