@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, minimalGame, startTestApp, type Reply, type TestApp } from './support/harness.js';
 import { startMailCatcher, type CaughtMail, type MailCatcher } from '../twin/mail/catcher.js';
+import { parseGameConfig } from '../api/config/game-config.js';
 
 let app: TestApp;
 let catcher: MailCatcher;
@@ -375,5 +376,18 @@ describe('bad inputs: the envelope, and nothing changes', () => {
     expect(row).toMatchObject({ failed_attempts: 1, used_at: null });
     expect((await login(api, 'Lina', PASSWORD)).status).toBe(200);
     expect((await reset(api, { email: p.email, code: p.code, password: 'nouveau-secret-1' })).status).toBe(200);
+  });
+});
+
+describe('the game file\'s courriels', () => {
+  it('is checked: an address as sender, texts as a string or {fr, en}, no other key', () => {
+    const parse = (courriels: unknown) => parseGameConfig({ jeu: 'x', nom: 'X', courriels }, 'en');
+    expect(parse({ expediteur: 'Le Donjon <a@b.test>', reinitialisation: { sujet: 'S {code}', texte: { en: 'T {code}' } } }).ok).toBe(true);
+    expect(parse({ expediteur: 'a@b.test' }).ok).toBe(true);
+    expect(parse({ expediteur: 'pas une adresse' })).toEqual({ ok: false,
+      error: 'invalid game file:\n  courriels.expediteur: address expected: "Name <address@domain>" or "address@domain"' });
+    expect(parse({ reinitialisation: { sujet: { de: 'Code' } } }).ok).toBe(false);
+    expect(parse({ reinitialisation: { corps: 'x' } }).ok).toBe(false);
+    expect(parse({ autre: {} }).ok).toBe(false);
   });
 });
