@@ -212,6 +212,11 @@ describe('contract: real responses match the documented ones', () => {
     c('post', '/players/google', await api.post('/players/google', { id_token: await GOOGLE('sub-openapi') }));
     c('get', '/players/me', await api.get('/players/me', { token: a }));
     c('post', '/players/avatar', await api.post('/players/avatar', { contenu: PNG, mime_type: 'image/png' }, { token: a }));
+    // Guests: one linked by e-mail and password, one by Google (docs/accounts.md).
+    const guest1 = c('post', '/players/invite', await api.post('/players/invite', { appareil_id: 'openapi-appareil-0001' })).body.token as string;
+    const guest2 = c('post', '/players/invite', await api.post('/players/invite')).body.token as string;
+    c('post', '/players/lier', await api.post('/players/lier', { email: 'invite@example.test', password: 'motdepasse-solide' }, { token: guest1 }));
+    c('post', '/players/lier', await api.post('/players/lier', { id_token: await GOOGLE('sub-openapi-invite') }, { token: guest2 }));
     const b = (await api.register('Adverse')).token;
     const third = (await api.register('Troisieme')).token;
 
@@ -267,6 +272,12 @@ describe('contract: real responses match the documented ones', () => {
     c('post', '/matchmaking/join', await api.post('/matchmaking/join', { mode_jeu: 'duel', elo_actuel: 10 }, { token: third }));
     c('post', '/matchmaking/leave', await api.post('/matchmaking/leave', undefined, { token: third }));
     c('post', '/players/logout', await api.post('/players/logout', undefined, { token: b }));
+    // Password reset (no SMTP here: the mail is not sent; the code is set as its hash, as SQL stores it).
+    c('post', '/players/mot-de-passe/oubli', await api.post('/players/mot-de-passe/oubli', { email: 'adverse@example.test' }));
+    await app.sql(`update manette.password_resets set code_hash = sha256(convert_to(player_id::text || ':12345678', 'UTF8'))
+      where code_hash is not null`);
+    c('post', '/players/mot-de-passe/reinitialiser', await api.post('/players/mot-de-passe/reinitialiser',
+      { email: 'adverse@example.test', code: '12345678', password: 'nouveau-secret-1' }));
 
     const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`));
     expect([...called].sort()).toEqual(documented.sort());
