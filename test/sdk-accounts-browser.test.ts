@@ -27,19 +27,19 @@ const ACCOUNT_KEYS = [
 ];
 const FR = DEFAULT_TEXTS.fr;
 const EN = DEFAULT_TEXTS.en;
-/** One mail the catcher received: its recipients and text as strings. */
-interface Mail { to: string; text: string }
+/** One mail the catcher received: its envelope's recipients and its subject and text. */
+interface Mail { to: string[]; text: string }
 interface MailCatcher { url: string; messages(): Mail[]; stop(): Promise<void> }
 
 /** The twin's loopback SMTP server (twin/mail/catcher.ts), its mails read as `Mail`. */
 async function startMailCatcher(): Promise<MailCatcher> {
   const spec = '../twin/mail/catcher.js';
-  const mod = await import(/* @vite-ignore */ spec) as { start(): Promise<any> };
-  const c = await mod.start();
-  const str = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v ?? ''));
+  const mod = await import(/* @vite-ignore */ spec) as { startMailCatcher(): Promise<any> };
+  const c = await mod.startMailCatcher();
   return {
     url: c.url,
-    messages: () => (c.messages() as any[]).map((m) => ({ to: str(m.to), text: `${str(m.subject)}\n${str(m.text ?? m.raw)}` })),
+    messages: () => (c.messages() as { envelopeTo: string[]; subject: string; text: string }[])
+      .map((m) => ({ to: m.envelopeTo, text: `${m.subject}\n${m.text}` })),
     stop: () => c.stop(),
   };
 }
@@ -148,7 +148,7 @@ describe.skipIf(!haveBrowser)('accounts in the SDK and <manette-login>', () => {
   /** The 8-digit code of the first mail to `to` among those received after the first `seen`. */
   async function codeFor(to: string, seen: number): Promise<string> {
     let m: Mail | undefined;
-    await expect.poll(() => (m = mail.messages().slice(seen).find((msg) => msg.to.includes(to))), { timeout: 15_000 }).toBeTruthy();
+    await expect.poll(() => (m = mail.messages().slice(seen).find((msg) => msg.to.some((r) => r.toLowerCase() === to.toLowerCase()))), { timeout: 15_000 }).toBeTruthy();
     const code = /\b(\d{8})\b/.exec(m!.text)?.[1];
     expect(code, m!.text).toBeTruthy();
     return code!;
@@ -179,6 +179,10 @@ describe.skipIf(!haveBrowser)('accounts in the SDK and <manette-login>', () => {
     await panel.getByRole('button', { name: FR.connexion_invite }).click();
     await waitEvent(page, 'manette:signed-in', 2);
     expect((await eventsOf(page)).filter((e) => e.type === 'manette:signed-in')[1]!.detail.joueur.id).toBe(ev!.detail.joueur.id);
+    // A reload: the kept guest session is shown again (no new sign-in).
+    await page.reload();
+    await page.waitForFunction((t) => document.querySelector('manette-login')?.shadowRoot?.querySelector('.player')?.textContent === t,
+      fill(FR.invite_connecte!, { pseudo: ev!.detail.joueur.pseudo }), { timeout: 10_000 });
     // Another browser (another device): another guest.
     const other = await browser.newContext();
     const page2 = await hostPage(other, '<manette-login></manette-login>');
@@ -305,7 +309,7 @@ describe.skipIf(!haveBrowser)('accounts in the SDK and <manette-login>', () => {
     await panel.getByRole('button', { name: EN.oubli_bouton }).click();
     await titleIs(page, EN.reinitialisation_titre!);
     const code = await codeFor('anglaise@example.test', before);
-    expect(mail.messages().slice(sent).filter((m) => m.to.includes('nobody@example.test'))).toEqual([]);
+    expect(mail.messages().slice(sent).filter((m) => m.to.some((r) => r.toLowerCase() === 'nobody@example.test'))).toEqual([]);
     await panel.getByLabel(EN.reinitialisation_code!).fill(code);
     await panel.getByLabel(EN.reinitialisation_mot_de_passe!).fill('english-password');
     await panel.getByRole('button', { name: EN.reinitialisation_bouton }).click();
@@ -326,7 +330,7 @@ describe.skipIf(!haveBrowser)('accounts in the SDK and <manette-login>', () => {
       const deviceKeys = () => Object.keys(localStorage).filter((k) => k.startsWith('manette.appareil.'));
       const guest = await m.auth.guest();
       const device = localStorage.getItem(deviceKeys()[0]!);
-      await m.table('notes').insert({ texte: 'note du joueur' }).catch(() => null);
+      await m.files.upload({ nom: 'sauvegarde.json', contenu: '{"niveau": 7}', mime_type: 'application/json' });
       const linked = await m.auth.link({ email: 'sdk@example.test', password });
       const afterLink = { player: m.auth.player, keys: deviceKeys() };
       const exported = await m.auth.exportData();
@@ -342,6 +346,8 @@ describe.skipIf(!haveBrowser)('accounts in the SDK and <manette-login>', () => {
     expect(out.afterLink).toEqual({ player: out.linked, keys: [] });
     expect(JSON.stringify(out.exported)).toContain(out.guest.id);
     expect(JSON.stringify(out.exported)).toContain('sdk@example.test');
+    // What the guest made before linking is in it (a file, with its content).
+    expect(JSON.stringify(out.exported)).toContain('sauvegarde.json');
     expect(out.wrong).toMatchObject({ name: 'ManetteError', code: 'invalid_credentials', status: 401 });
     expect(out.stillIn).toBe(out.guest.id);
     expect(out.after).toEqual({ player: null, token: null, keys: [] });
@@ -352,6 +358,28 @@ describe.skipIf(!haveBrowser)('accounts in the SDK and <manette-login>', () => {
     const login = await client(app.baseUrl, key).post('/players/login', { identifiant: 'sdk@example.test', password: PASSWORD });
     expect(login.status).toBe(401);
     expect(page.errors).toEqual([]);
+    await ctx.close();
+  });
+
+  it('SDK: reset() clears the kept session when it is that account\'s (all its sessions were revoked), not another\'s', async () => {
+    const api = client(app.baseUrl, key);
+    await api.register('remise');
+    await api.register('temoin');
+    const ctx = await browser.newContext();
+    const page = await hostPage(ctx, '');
+    const signIn = (who: string, password = PASSWORD) => page.evaluate(async ([w, p]) => (window as unknown as { client: any }).client.auth.login({ identifiant: w, password: p }), [who, password] as const);
+    const resetVia = async (email: string, password: string) => {
+      const seen = mail.messages().length;
+      await page.evaluate(async (e) => (window as unknown as { client: any }).client.auth.requestReset(e), email);
+      const code = await codeFor(email, seen);
+      await page.evaluate(async ([e, c, p]) => (window as unknown as { client: any }).client.auth.reset({ email: e, code: c, password: p }), [email, code, password] as const);
+    };
+    await signIn('temoin');
+    await resetVia('remise@example.test', 'autre-mot-de-passe');
+    expect((await panelPlayer(page))?.pseudo).toBe('temoin');
+    await signIn('remise', 'autre-mot-de-passe');
+    await resetVia('Remise@Example.test', 'encore-un-mot-de-passe');
+    expect(await panelPlayer(page)).toBeNull();
     await ctx.close();
   });
 

@@ -105,7 +105,7 @@ export class ManetteLogin extends ManettePanel {
   private announcer(): HTMLParagraphElement {
     const notice = this.notice;
     this.notice = undefined;
-    const p = h('p', { id: 'annonce', class: notice?.kind === 'success' ? 'success' : 'status', part: 'status', role: 'status', 'aria-live': 'polite' });
+    const p = h('p', { id: 'annonce', class: `notice ${notice?.kind ?? 'status'}`, part: 'status', role: 'status', 'aria-live': 'polite' });
     if (notice) {
       setTimeout(() => {
         p.dataset.t = notice.key;
