@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, client, type TestApp } from './support/harness.js';
 import { SCREENSHOT_DIR, haveBrowser, launchBrowser, warnIfNoBrowser } from './support/browser.js';
+import { serveGoogleKeys, type GoogleKeys } from './support/google-keys.js';
+import { SignJWT } from 'jose';
 import { DEFAULT_TEXTS } from '../sdk/src/panels/texts.js';
 
 warnIfNoBrowser('sdk-accounts-browser');
@@ -78,6 +80,9 @@ describe.skipIf(!haveBrowser)('accounts in the SDK and <manette-login>', () => {
   let browser: Browser;
   let mail: MailCatcher;
   let key: string;
+  let keyGoogle: string;
+  let google: GoogleKeys;
+  const GOOGLE_CLIENT = 'comptes-123.apps.googleusercontent.com';
   let origin: string;
   let host: http.Server;
   let hostUrl: string;
@@ -85,9 +90,11 @@ describe.skipIf(!haveBrowser)('accounts in the SDK and <manette-login>', () => {
 
   beforeAll(async () => {
     mail = await startMailCatcher();
-    app = await startTestApp({ MANETTE_SMTP_URL: mail.url });
+    google = await serveGoogleKeys();
+    app = await startTestApp({ MANETTE_SMTP_URL: mail.url, MANETTE_GOOGLE_JWKS_URL: google.jwksUrl });
     origin = new URL(app.baseUrl).origin;
     key = await app.applyGame({ jeu: 'comptes', nom: 'Comptes', origines: ['*'] });
+    keyGoogle = await app.applyGame({ jeu: 'comptes-google', nom: 'Comptes Google', origines: ['*'], google: { client_id: GOOGLE_CLIENT } });
     host = http.createServer((req, res) => {
       const html = pages.get(req.url ?? '');
       res.writeHead(html ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' }).end(html ?? 'not found');
@@ -99,6 +106,7 @@ describe.skipIf(!haveBrowser)('accounts in the SDK and <manette-login>', () => {
   afterAll(async () => {
     await browser?.close();
     host?.close();
+    google?.close();
     await app?.close();
     await mail?.stop();
   });
@@ -106,7 +114,7 @@ describe.skipIf(!haveBrowser)('accounts in the SDK and <manette-login>', () => {
   type Errors = Page & { errors: string[] };
   let pageCount = 0;
   /** A page of a studio's site: the SDK from the Manette server, a client, then `body`. */
-  async function hostPage(ctx: BrowserContext, body: string, opts: { lang?: string; css?: string } = {}): Promise<Errors> {
+  async function hostPage(ctx: BrowserContext, body: string, opts: { lang?: string; css?: string; apiKey?: string } = {}): Promise<Errors> {
     const url = `/page-${++pageCount}.html`;
     pages.set(url, `<!doctype html><html lang="${opts.lang ?? 'fr'}"><head><meta charset="utf-8">
       <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -116,7 +124,7 @@ describe.skipIf(!haveBrowser)('accounts in the SDK and <manette-login>', () => {
         window.events = [];
         for (const type of ['manette:signed-in', 'manette:signed-out', 'manette:linked'])
           document.addEventListener(type, (e) => window.events.push({ type, detail: e.detail }));
-        window.client = Manette.createClient({ baseUrl: ${JSON.stringify(app.baseUrl)}, apiKey: ${JSON.stringify(key)}, lang: ${JSON.stringify(opts.lang ?? 'fr')} });
+        window.client = Manette.createClient({ baseUrl: ${JSON.stringify(app.baseUrl)}, apiKey: ${JSON.stringify(opts.apiKey ?? key)}, lang: ${JSON.stringify(opts.lang ?? 'fr')} });
       </script></head><body>${body}</body></html>`);
     const page = await ctx.newPage() as Errors;
     page.errors = [];
@@ -226,6 +234,50 @@ describe.skipIf(!haveBrowser)('accounts in the SDK and <manette-login>', () => {
     expect(login.status).toBe(200);
     expect(login.body.data.joueur.id).toBe(guest.id);
     expect(page.errors).toEqual([]);
+    await ctx.close();
+  });
+
+  it('a guest links its Google account from the panel (Google\'s button in the link form); that Google account cannot be linked twice', async () => {
+    const ctx = await browser.newContext();
+    // Google Identity Services stands in (as in sdk-panels-browser): its button hands an ID
+    // token signed by the test's key set, which the server trusts here.
+    await ctx.route('https://accounts.google.com/gsi/client', (route) => route.fulfill({ contentType: 'text/javascript', body: `
+      window.google = { accounts: { id: {
+        initialize(o) { window.gisOptions = o; },
+        renderButton(el, o) {
+          const b = document.createElement('button');
+          b.type = 'button'; b.textContent = 'Google test ' + o.locale;
+          b.onclick = () => window.gisOptions.callback({ credential: window.idToken });
+          el.append(b);
+        },
+      } } };` }));
+    const idToken = await new SignJWT({ email: 'gabin@example.test', email_verified: true, name: 'Gabin' })
+      .setProtectedHeader({ alg: 'RS256', kid: 'test-key' }).setIssuer('https://accounts.google.com')
+      .setAudience(GOOGLE_CLIENT).setSubject('sub-gabin').setIssuedAt().setExpirationTime('1h').sign(google.privateKey);
+    const linkAsGuest = async () => {
+      const page = await hostPage(ctx, '<manette-login></manette-login>', { apiKey: keyGoogle });
+      await page.evaluate((t) => { (window as unknown as { idToken: string }).idToken = t; }, idToken);
+      const panel = page.locator('manette-login');
+      await panel.getByRole('button', { name: FR.connexion_invite }).click();
+      await waitEvent(page, 'manette:signed-in');
+      await panel.getByRole('button', { name: FR.lier_titre }).click();
+      await titleIs(page, FR.lier_titre!);
+      await panel.getByRole('button', { name: 'Google test fr' }).click();
+      return { page, panel };
+    };
+    const { page } = await linkAsGuest();
+    await waitEvent(page, 'manette:linked');
+    const guest = (await eventsOf(page))[0]!.detail.joueur;
+    const linked = (await eventsOf(page)).find((e) => e.type === 'manette:linked')!.detail.joueur;
+    expect(linked).toMatchObject({ id: guest.id, invite: false, email: 'gabin@example.test' });
+    expect(await app.sql('select google_sub from manette.players where id = $1', [guest.id])).toEqual([{ google_sub: 'sub-gabin' }]);
+    // Another device's guest, the same Google account: refused, announced, still a guest.
+    await page.evaluate(() => { localStorage.clear(); });
+    const second = await linkAsGuest();
+    await expect.poll(() => second.panel.getByRole('alert').first().textContent(), { timeout: 10_000 }).not.toBe('');
+    expect((await panelPlayer(second.page)).invite).toBe(true);
+    expect((await eventsOf(second.page)).filter((e) => e.type === 'manette:linked')).toEqual([]);
+    expect([...page.errors, ...second.page.errors]).toEqual([]);
     await ctx.close();
   });
 
