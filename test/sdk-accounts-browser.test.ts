@@ -33,7 +33,11 @@ const EN = DEFAULT_TEXTS.en;
 interface Mail { to: string[]; text: string }
 interface MailCatcher { url: string; messages(): Mail[]; stop(): Promise<void> }
 
-/** The twin's loopback SMTP server (twin/mail/catcher.ts), its mails read as `Mail`. */
+/**
+ * The twin's loopback SMTP server (twin/mail/catcher.ts), its mails read as `Mail`. Imported
+ * by a computed specifier: this file was written before the catcher's branch was merged
+ * (a static `import { startMailCatcher } from '../twin/mail/catcher.js'` works as well now).
+ */
 async function startMailCatcher(): Promise<MailCatcher> {
   const spec = '../twin/mail/catcher.js';
   const mod = await import(/* @vite-ignore */ spec) as { startMailCatcher(): Promise<any> };
