@@ -36,7 +36,7 @@ interface MailCatcher { url: string; messages(): Mail[]; stop(): Promise<void> }
 /**
  * The twin's loopback SMTP server (twin/mail/catcher.ts), its mails read as `Mail`. Imported
  * by a computed specifier: this file was written before the catcher's branch was merged
- * (a static `import { startMailCatcher } from '../twin/mail/catcher.js'` works as well now).
+ * (once it is, a static `import { startMailCatcher } from '../twin/mail/catcher.js'` does the same).
  */
 async function startMailCatcher(): Promise<MailCatcher> {
   const spec = '../twin/mail/catcher.js';
