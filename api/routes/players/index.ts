@@ -4,5 +4,7 @@ import google from './google.js';
 import logout from './logout.js';
 import me from './me.js';
 import avatar from './avatar.js';
+import exportData from './export.js';
+import supprimer from './supprimer.js';
 
-export default [register, login, google, logout, me, avatar];
+export default [register, login, google, logout, me, avatar, exportData, supprimer];

@@ -16,3 +16,4 @@ alter function manette.pseudo_is_valid(text) owner to postgres;
 revoke all on function manette.pseudo_is_valid(text) from public;
 grant execute on function manette.pseudo_is_valid(text) to manette_admin;
 grant execute on function manette.pseudo_is_valid(text) to manette_engine;
+grant execute on function manette.pseudo_is_valid(text) to manette_eraser;
