@@ -13,7 +13,8 @@ grant execute on function manette.pseudo_is_valid(text) to manette_eraser;
 -- == A deleted account's token ====================================================
 -- manette.player_erase keeps the sessions of a deleted account, revoked. A deletion asked
 -- again with such a token (its answer was lost) gets the same answer as the first time;
--- any other revoked or unknown token stays invalid_token (manette.authenticate).
+-- any other revoked or unknown token stays invalid_token (manette.authenticate). Read
+-- after manette.authenticate refused the token: a deletion that committed meanwhile is seen.
 create or replace function manette.token_of_deleted(game uuid, token text)
 returns boolean
 language sql
@@ -175,10 +176,15 @@ declare
   attempt_id bigint;
   oldest     timestamptz;
 begin
-  if manette.token_of_deleted(caller.game_id, nullif(ctx->>'token', '')) then
-    return jsonb_build_object('supprime', true);
-  end if;
-  caller := manette.authenticate(ctx, 'required');
+  begin
+    caller := manette.authenticate(ctx, 'required');
+  exception when sqlstate 'MN401' then
+    -- A revoked token: of an account deleted (maybe a moment ago, by a concurrent request)?
+    if manette.token_of_deleted(caller.game_id, nullif(ctx->>'token', '')) then
+      return jsonb_build_object('supprime', true);
+    end if;
+    raise;
+  end;
   select * into strict p from manette.players pl where pl.id = caller.player_id;
 
   if p.password_hash is not null then
@@ -258,10 +264,14 @@ declare
   ok        boolean := false;
   p         manette.players;
 begin
-  if manette.token_of_deleted(caller.game_id, nullif(ctx->>'token', '')) then
-    return done;
-  end if;
-  caller := manette.authenticate(ctx, 'required');
+  begin
+    caller := manette.authenticate(ctx, 'required');
+  exception when sqlstate 'MN401' then
+    if manette.token_of_deleted(caller.game_id, nullif(ctx->>'token', '')) then
+      return done;
+    end if;
+    raise;
+  end;
   select * into strict p from manette.players pl where pl.id = caller.player_id for update;
   if p.deleted_at is not null then
     return done; -- deleted by a concurrent request while this one waited for the row

@@ -21,10 +21,14 @@ declare
   ok        boolean := false;
   p         manette.players;
 begin
-  if manette.token_of_deleted(caller.game_id, nullif(ctx->>'token', '')) then
-    return done;
-  end if;
-  caller := manette.authenticate(ctx, 'required');
+  begin
+    caller := manette.authenticate(ctx, 'required');
+  exception when sqlstate 'MN401' then
+    if manette.token_of_deleted(caller.game_id, nullif(ctx->>'token', '')) then
+      return done;
+    end if;
+    raise;
+  end;
   select * into strict p from manette.players pl where pl.id = caller.player_id for update;
   if p.deleted_at is not null then
     return done; -- deleted by a concurrent request while this one waited for the row

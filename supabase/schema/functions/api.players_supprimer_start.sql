@@ -19,10 +19,15 @@ declare
   attempt_id bigint;
   oldest     timestamptz;
 begin
-  if manette.token_of_deleted(caller.game_id, nullif(ctx->>'token', '')) then
-    return jsonb_build_object('supprime', true);
-  end if;
-  caller := manette.authenticate(ctx, 'required');
+  begin
+    caller := manette.authenticate(ctx, 'required');
+  exception when sqlstate 'MN401' then
+    -- A revoked token: of an account deleted (maybe a moment ago, by a concurrent request)?
+    if manette.token_of_deleted(caller.game_id, nullif(ctx->>'token', '')) then
+      return jsonb_build_object('supprime', true);
+    end if;
+    raise;
+  end;
   select * into strict p from manette.players pl where pl.id = caller.player_id;
 
   if p.password_hash is not null then
