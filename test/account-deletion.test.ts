@@ -201,6 +201,8 @@ describe('export, then deletion with the password', () => {
     // (the matches' participants with their pseudos), owned by supabase_realtime_admin on a
     // hosted project and emptied by Realtime itself (docs/accounts.md).
     expect(Object.keys(after).filter((t) => t !== 'realtime.messages')).toEqual([]);
+    // And there, only the pseudo (a broadcast names participants by pseudo, never by e-mail).
+    expect([ana.pseudo]).toEqual(expect.arrayContaining(after['realtime.messages'] ?? []));
     expect(await holdings(ana.id)).toEqual({
       lignes: 0, fichiers: 0, avatars: 0, scores: 0, elo: 0, ledger: 0, balances: 0, inventory: 0, sessions: 0, parties: 2, supprime: true,
     });

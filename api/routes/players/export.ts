@@ -23,7 +23,7 @@ const PlayerExport = z.object({
       contenu: z.string().meta({ description: 'As uploaded (base64 for binary types).' }),
     })),
     avatar: z.object({ mime_type: z.string(), contenu: z.string().meta({ description: 'base64' }), maj_le: date }).nullable(),
-    scores: z.array(z.object({ classement: z.string(), periode: date, valeur: z.number(), atteint_le: date })),
+    scores: z.array(z.object({ classement: z.string(), periode: maybeDate.meta({ description: 'Start of the period; null for a leaderboard never reset.' }), valeur: z.number(), atteint_le: date })),
     elo: z.array(z.object({ mode_jeu: z.string(), valeur: z.number(), parties: z.number().int(), maj_le: date })),
     parties: z.array(z.object({
       id: z.uuid(), mode_jeu: z.string(), statut: z.string(), equipe: z.number().int(),
