@@ -43,6 +43,8 @@ export const ERROR_CODES: ReadonlyArray<readonly [code: string, statuses: readon
   ['player_not_found', [404]],
   ['pseudo_taken', [409]],
   ['email_taken', [409]],
+  ['already_linked', [409]],
+  ['google_taken', [409]],
   ['idempotency_conflict', [409]],
   ['action_refusee', [409]],
   ['upload_failed', [400, 409, 413, 415]],

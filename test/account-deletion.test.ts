@@ -291,17 +291,19 @@ describe('deletion by Google, by a guest, and at once', () => {
   });
 
   it('a guest (neither password nor Google) deletes with {}', async () => {
-    const pseudo = `invite_${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
-    const [row] = await app.sql<{ id: string }>(
-      `insert into manette.players (game_id, pseudo, guest) select id, $1, true from manette.games where slug = 'suppression' returning id`, [pseudo]);
-    const token = `pt_${randomBytes(32).toString('base64url')}`;
-    await app.sql('select manette.open_session($1, $2)', [row!.id, token]);
-    const guest = { token, id: row!.id };
+    const appareil_id = `appareil-${uniq()}-suppression`;
+    const invited = ok(await api.post('/players/invite', { appareil_id }));
+    const token = invited.token as string;
+    const pseudo = invited.data.joueur.pseudo as string;
+    const guest = { token, id: invited.data.joueur.id as string };
     ok(await api.post('/tables/notes', { donnees: { texte: 'invite' } }, { token }), 201);
     expect(ok(await exportOf(guest)).data.joueur).toMatchObject({ pseudo, invite: true });
     expect(ok(await supprimer(guest, {}))).toEqual({ ok: true, data: { supprime: true } });
     expect(await holdings(guest.id)).toMatchObject({ lignes: 0, sessions: 0, supprime: true });
     expect(ok(await supprimer(guest, {}))).toEqual({ ok: true, data: { supprime: true } });
+    // The device no longer opens that guest: the same appareil_id makes a new one.
+    const again = ok(await api.post('/players/invite', { appareil_id }));
+    expect(again.data.joueur.id).not.toBe(guest.id);
   });
 
   it('many simultaneous deletions with the same token: all 200, one erasure', async () => {

@@ -212,6 +212,11 @@ describe('contract: real responses match the documented ones', () => {
     c('post', '/players/google', await api.post('/players/google', { id_token: await GOOGLE('sub-openapi') }));
     c('get', '/players/me', await api.get('/players/me', { token: a }));
     c('post', '/players/avatar', await api.post('/players/avatar', { contenu: PNG, mime_type: 'image/png' }, { token: a }));
+    // Guests: one linked by e-mail and password, one by Google (docs/accounts.md).
+    const guest1 = c('post', '/players/invite', await api.post('/players/invite', { appareil_id: 'openapi-appareil-0001' })).body.token as string;
+    const guest2 = c('post', '/players/invite', await api.post('/players/invite')).body.token as string;
+    c('post', '/players/lier', await api.post('/players/lier', { email: 'invite@example.test', password: 'motdepasse-solide' }, { token: guest1 }));
+    c('post', '/players/lier', await api.post('/players/lier', { id_token: await GOOGLE('sub-openapi-invite') }, { token: guest2 }));
     const b = (await api.register('Adverse')).token;
     const third = (await api.register('Troisieme')).token;
 

@@ -115,6 +115,9 @@ export const GameConfig = z.strictObject({
   // when absent (the database's default, so existing files are stored unchanged).
   taille_max_etat: z.number().int().min(1024).max(1024 * 1024).optional(),
   google: z.strictObject({ client_id: z.string().min(1) }).optional(),
+  // Days after which a guest nobody used is erased (docs/accounts.md, Guest play and linking);
+  // 90 when absent (the sweep's default), no default here so older files are stored unchanged.
+  invites_jours: z.number().int().min(1).max(3650).optional(),
   stockage: z.strictObject({
     taille_max_fichier: z.number().int().min(1).max(2 * 1024 * 1024).default(1024 * 1024),
     quota_joueur: z.number().int().min(1).default(10 * 1024 * 1024),

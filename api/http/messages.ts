@@ -14,6 +14,8 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
   payload_too_large: { fr: 'Le corps de la requête est trop volumineux.', en: 'The request body is too large.' },
   pseudo_taken: { fr: 'Ce pseudo est déjà pris.', en: 'This username is already taken.' },
   email_taken: { fr: 'Cette adresse e-mail est déjà utilisée.', en: 'This e-mail address is already in use.' },
+  already_linked: { fr: 'Ce compte n’est pas un compte invité : il est déjà lié.', en: 'This is not a guest account: it is already linked.' },
+  google_taken: { fr: 'Ce compte Google est déjà celui d’un autre joueur de ce jeu.', en: 'This Google account already belongs to another player of this game.' },
   not_found: { fr: 'Cette adresse n’existe pas.', en: 'This endpoint does not exist.' },
   table_not_found: { fr: 'Table introuvable.', en: 'Table not found.' },
   leaderboard_not_found: { fr: 'Classement introuvable.', en: 'Leaderboard not found.' },
@@ -109,6 +111,8 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
 // built with (SQL format() or ||): `doit être au moins %s` covers `doit être au moins 0`.
 // test/players.test.ts checks that every text the migrations can raise is listed here.
 const DETAIL_MESSAGES: ReadonlyArray<readonly [fr: string, en: string]> = [
+  // The console's panel save (manette_admin.panel_apply): a part of the game file.
+  ['diffère de la base', 'differs from the database'],
   // Data tables: rows (manette.table_check_donnees).
   ['objet attendu', 'object expected'],
   ['ligne de plus de 256 Kio', 'row larger than 256 KiB'],
@@ -165,6 +169,10 @@ const DETAIL_MESSAGES: ReadonlyArray<readonly [fr: string, en: string]> = [
   ['8 à 128 caractères', '8 to 128 characters'],
   ['code pays ISO 3166-1 alpha-2 attendu', 'ISO 3166-1 alpha-2 country code expected'],
   ['code pays ISO 3166-1 alpha-2 inconnu', 'unknown ISO 3166-1 alpha-2 country code'],
+  // Guests and linking (api.players_invite, api.players_lier and their routes).
+  ['16 à 128 caractères : lettres, chiffres, _ -', '16 to 128 characters: letters, digits, _ -'],
+  ['email et password, ou id_token (l’un des deux)', 'email and password, or id_token (one of the two)'],
+  ['adresse e-mail invalide', 'invalid e-mail address'],
   ['base64 attendu', 'base64 expected'],
   ['image/png, image/jpeg ou image/webp attendu', 'image/png, image/jpeg or image/webp expected'],
   ['image de plus de 256 Kio', 'image larger than 256 KiB'],

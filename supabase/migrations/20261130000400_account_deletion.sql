@@ -5,11 +5,6 @@
 --   POST /players/me/supprimer  → api.players_supprimer_start, the credential checked by the
 --                                 façade, api.players_supprimer (leave play, erase: one transaction)
 
--- == The erasing role's missing grant ============================================
--- manette.player_erase (as manette_eraser) renames the player to supprime-…: the players
--- table's check constraint calls manette.pseudo_is_valid, which that role could not run.
-grant execute on function manette.pseudo_is_valid(text) to manette_eraser;
-
 -- == A deleted account's token ====================================================
 -- manette.player_erase keeps the sessions of a deleted account, revoked. A deletion asked
 -- again with such a token (its answer was lost) gets the same answer as the first time;
@@ -319,4 +314,17 @@ begin
 end
 $$;
 
-select manette_admin.publish_api();
+-- Handed to the engine and published to the API role one by one (not by
+-- manette_admin.publish_api, which grants every manette function to the engine again:
+-- manette.sweep_guests must stay out of its reach).
+grant create on schema api to manette_engine;
+alter function api.players_export(jsonb) owner to manette_engine;
+alter function api.players_supprimer_start(jsonb) owner to manette_engine;
+alter function api.players_supprimer(jsonb, jsonb) owner to manette_engine;
+revoke create on schema api from manette_engine;
+revoke all on function api.players_export(jsonb) from public;
+revoke all on function api.players_supprimer_start(jsonb) from public;
+revoke all on function api.players_supprimer(jsonb, jsonb) from public;
+grant execute on function api.players_export(jsonb) to manette_api;
+grant execute on function api.players_supprimer_start(jsonb) to manette_api;
+grant execute on function api.players_supprimer(jsonb, jsonb) to manette_api;

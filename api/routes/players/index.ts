@@ -4,7 +4,9 @@ import google from './google.js';
 import logout from './logout.js';
 import me from './me.js';
 import avatar from './avatar.js';
+import invite from './invite.js';
+import lier from './lier.js';
 import exportData from './export.js';
 import supprimer from './supprimer.js';
 
-export default [register, login, google, logout, me, avatar, exportData, supprimer];
+export default [register, login, google, logout, me, avatar, invite, lier, exportData, supprimer];

@@ -2,22 +2,25 @@
 // the database alone. It writes the `panel` part of the game file the console was given
 // (--jeu, else the project's) and applies that file in the same step, the way
 // `manette apply` does; without a file of this game it only shows the JSON to paste.
-//   GET  /games/:jeu/panel            → manette_admin.console_panel + the game file's state
+//   GET  /games/:jeu/panel            → manette_admin.console_panel (given the file's config,
+//                                       it names the parts where file and database differ)
 //   PUT  /games/:jeu/panel            → the file with the new panel, manette_admin.panel_apply
 //                                       (audited `panel save`), then the file written
 //   POST /games/:jeu/panel/apply-file → the file unchanged, manette_admin.game_file_apply
 //                                       (audited `apply`)
 // The file and the database never disagree silently: GET says whether they agree (en_phase)
 // and on which parts they differ; a save is refused when they differ outside the panel
-// (game_file_differs: apply the file as it is first) or when the file changed on disk since
-// the page read it (game_file_changed, by its sha-256 `version`).
+// (game_file_differs from manette_admin.panel_apply: apply the file as it is first) or when
+// the file changed on disk since the page read it (game_file_changed, by its sha-256
+// `version`). Which parts differ is the database's answer (config_parts_differing), never
+// computed here.
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { canonicalJson } from '../../../api/canonical-json.js';
 import { parseGameConfig, type GameConfig } from '../../../api/config/game-config.js';
-import { messageFor, type Lang } from '../../../api/http/messages.js';
+import type { Lang } from '../../../api/http/messages.js';
 import { newApiKey } from '../../../api/security/tokens.js';
 import { adminCall, type ConsoleDeps, ConsoleError, type ConsoleRoute, consoleRoute, GameParams } from '../route.js';
 
@@ -30,6 +33,8 @@ interface ConsolePanel {
   effectif: unknown;
   defauts: unknown;
   config: Json;
+  /** Given the file's config: the top-level parts where it and the database differ. */
+  parties_differentes: string[] | null;
 }
 
 /** The game file as the page sees it. */
@@ -52,12 +57,6 @@ export interface FileState {
 
 const say = (lang: Lang, en: string, fr: string) => (lang === 'fr' ? fr : en);
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
-
-/** Top-level keys of two configs whose values differ, sorted (as config_parts_differing). */
-function partsDiffering(a: Json, b: Json): string[] {
-  return [...new Set([...Object.keys(a), ...Object.keys(b)])]
-    .filter((k) => canonicalJson(a[k] ?? null) !== canonicalJson(b[k] ?? null)).sort();
-}
 
 /** The file's lines `  path: message` of parseGameConfig's error, as {champ, message}. */
 function fileIssues(error: string): { champ: string; message: string }[] {
@@ -88,14 +87,15 @@ async function readRaw(file: string, lang: Lang): Promise<ReadFile> {
   return { bytes, text, raw, version: sha256(bytes) };
 }
 
-async function fileState(file: string, stored: Json, jeu: string, lang: Lang): Promise<FileState> {
+/** The file's state, and its config when it parses (for the database to compare). */
+async function fileState(file: string, jeu: string, lang: Lang): Promise<{ state: FileState; config?: GameConfig }> {
   const state: FileState = { chemin: file, version: null, jeu: null, panel: null, meme_jeu: false, en_phase: false, parties_differentes: [], erreur: null };
   let read: ReadFile;
   try {
     read = await readRaw(file, lang);
   } catch (err) {
     const e = err as ConsoleError;
-    return { ...state, erreur: { code: e.code, message: e.message } };
+    return { state: { ...state, erreur: { code: e.code, message: e.message } } };
   }
   state.version = read.version;
   const raw = (read.raw && typeof read.raw === 'object' && !Array.isArray(read.raw) ? read.raw : {}) as Json;
@@ -103,10 +103,8 @@ async function fileState(file: string, stored: Json, jeu: string, lang: Lang): P
   state.panel = raw.panel ?? null;
   state.meme_jeu = state.jeu === jeu;
   const parsed = parseGameConfig(read.raw, lang);
-  if (!parsed.ok) return { ...state, erreur: { code: 'invalid_game_file', message: parsed.error } };
-  state.parties_differentes = partsDiffering(parsed.config as Json, stored);
-  state.en_phase = state.meme_jeu && state.parties_differentes.length === 0;
-  return state;
+  if (!parsed.ok) return { state: { ...state, erreur: { code: 'invalid_game_file', message: parsed.error } } };
+  return { state, config: parsed.config };
 }
 
 /**
@@ -236,8 +234,11 @@ export const panelRoutes: ConsoleRoute<any, any, any>[] = [
   consoleRoute({
     method: 'get', path: '/games/:jeu/panel', params: Params,
     async handler({ deps, params, lang }) {
-      const data = await adminCall<ConsolePanel>(deps, 'select manette_admin.console_panel($1) as r', [params.jeu]);
-      const fichier = deps.gameFile ? await fileState(deps.gameFile, data.config, params.jeu, lang) : null;
+      const file = deps.gameFile ? await fileState(deps.gameFile, params.jeu, lang) : null;
+      const { parties_differentes: parts, ...data } = await adminCall<ConsolePanel>(deps,
+        'select manette_admin.console_panel($1, $2::jsonb) as r', [params.jeu, file?.config ? JSON.stringify(file.config) : null]);
+      const fichier = file && { ...file.state, parties_differentes: parts ?? [],
+        en_phase: file.state.meme_jeu && parts !== null && parts.length === 0 };
       return { ...data, fichier };
     },
   }),
@@ -250,12 +251,8 @@ export const panelRoutes: ConsoleRoute<any, any, any>[] = [
       // The file's other keys kept, in their order; its panel replaced by the editor's.
       const next: Json = { ...raw, panel: body.panel };
       const config = parsedOrThrow(next, lang, true);
-      const stored = (await adminCall<ConsolePanel>(deps, 'select manette_admin.console_panel($1) as r', [params.jeu])).config;
-      const parts = partsDiffering(config as Json, stored).filter((p) => p !== 'panel');
-      if (parts.length > 0) {
-        throw new ConsoleError(409, 'game_file_differs', messageFor('game_file_differs', lang),
-          parts.map((champ) => ({ champ, message: say(lang, 'differs from the database', 'diffère de la base') })));
-      }
+      // A file differing from the database outside the panel: panel_apply refuses
+      // (game_file_differs, one field per part) and the temporary file goes.
       const text = newFileText(read, next);
       // Written beside the file first, then renamed over it once the database has it.
       const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);

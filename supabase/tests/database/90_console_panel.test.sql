@@ -9,7 +9,7 @@ create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
 grant usage on schema extensions to manette_api, manette_engine, manette_admin;
 
-select plan(31);
+select plan(33);
 
 -- == Fixtures ====================================================================
 select manette_admin.apply_game($${"jeu": "pan-a", "nom": "Panneaux", "origines": ["*"], "session_jours": 30,
@@ -99,8 +99,13 @@ set local role manette_admin;
 select is(pg_temp.failure($$ select manette_admin.panel_apply('pan-a',
     (select config from manette.games where slug = 'pan-a') || '{"nom": "Autre nom", "session_jours": 3, "panel": {}}',
     'sk_live_PANNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWN', '/f.json') $$),
-  '{"code": "MN409", "error": "game_file_differs", "detail": {"parties": ["nom", "session_jours"]}}',
-  'a file that differs outside the panel: game_file_differs, naming the parts');
+  '{"code": "MN409", "error": "game_file_differs", "detail": {"parties": ["nom", "session_jours"],
+     "details": [{"champ": "nom", "message": "diffère de la base"}, {"champ": "session_jours", "message": "diffère de la base"}]}}',
+  'a file that differs outside the panel: game_file_differs, naming the parts (as fields too)');
+select is(manette_admin.console_panel('pan-a',
+    (select config from manette.games where slug = 'pan-a') || '{"nom": "Autre nom", "panel": {}}')->'parties_differentes',
+  '["nom", "panel"]', 'console_panel given the file''s config: the parts where they differ, panel included (the same function)');
+select is(manette_admin.console_panel('pan-a')->'parties_differentes', 'null', 'without a file''s config: null');
 select is(pg_temp.failure($$ select manette_admin.panel_apply('pan-a',
     (select config from manette.games where slug = 'pan-b'), 'sk_live_PANNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWN', '/f.json') $$)->'detail'->'parties'
     @> '["jeu", "nom"]', true, 'another game''s file: game_file_differs (jeu, nom...)');
