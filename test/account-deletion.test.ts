@@ -335,7 +335,8 @@ describe('a deletion killed mid-way', () => {
     await chmod(dir, 0o755); // as root, Postgres runs as the `postgres` user and must reach it
     server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort() });
     await migrate(server.url);
-    own = await startTestApp({}, server.url);
+    // A long deadline: the deletion waits on a lock this test holds until it kills it.
+    own = await startTestApp({}, server.url, { deadlineMs: 120_000 });
   }, 240_000);
   afterAll(async () => {
     await own?.close();
