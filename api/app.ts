@@ -22,6 +22,7 @@ export const BASE_PATH = '/api/public/v1';
 export const BODY_LIMIT = '2mb';
 
 export function createApp(deps: Deps, logger: Logger): express.Express {
+  deps = { ...deps, logger: deps.logger ?? logger };
   const app = express();
   app.disable('x-powered-by');
   // API answers depend on the key and the player: no ETag hashing of every body (the

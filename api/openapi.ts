@@ -57,6 +57,7 @@ export const ERROR_CODES: ReadonlyArray<readonly [code: string, statuses: readon
   ['quantite_insuffisante', [409]],
   ['limite_atteinte', [409]],
   ['compte_suspendu', [403]],
+  ['code_invalide', [400]],
   ['too_many_attempts', [429]],
   ['rate_limited', [429]],
   ['too_many_connections', [429]],

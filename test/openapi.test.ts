@@ -276,6 +276,12 @@ describe('contract: real responses match the documented ones', () => {
     c('post', '/players/me/supprimer', await api.post('/players/me/supprimer', { password: 'pas-le-bon' }, { token: third }));
     c('post', '/players/me/supprimer', await api.post('/players/me/supprimer', { password: 'motdepasse-solide' }, { token: third }));
     c('post', '/players/logout', await api.post('/players/logout', undefined, { token: b }));
+    // Password reset (no SMTP here: the mail is not sent; the code is set as its hash, as SQL stores it).
+    c('post', '/players/mot-de-passe/oubli', await api.post('/players/mot-de-passe/oubli', { email: 'adverse@example.test' }));
+    await app.sql(`update manette.password_resets set code_hash = sha256(convert_to(player_id::text || ':12345678', 'UTF8'))
+      where code_hash is not null`);
+    c('post', '/players/mot-de-passe/reinitialiser', await api.post('/players/mot-de-passe/reinitialiser',
+      { email: 'adverse@example.test', code: '12345678', password: 'nouveau-secret-1' }));
 
     const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`));
     expect([...called].sort()).toEqual(documented.sort());

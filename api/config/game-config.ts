@@ -106,6 +106,12 @@ const Mode = z.strictObject({
   .refine((m) => m.sur_delai === undefined || m.delai_tour_s !== undefined,
     { message: 'sur_delai demande delai_tour_s (sans délai, aucun tour n’expire)', path: ['sur_delai'] });
 
+// A text of a mail: one for every language, or per language ({code} {pseudo} {jeu} {minutes}).
+const MailText = z.union([
+  z.string().min(1).max(5000),
+  z.strictObject({ fr: z.string().min(1).max(5000).optional(), en: z.string().min(1).max(5000).optional() }),
+]);
+
 export const GameConfig = z.strictObject({
   jeu: Slug,
   nom: z.string().min(1).max(200),
@@ -143,6 +149,12 @@ export const GameConfig = z.strictObject({
     theme: z.record(z.string(), z.string().max(500)).default({}),
     textes: z.record(z.string(), z.string().max(2000)).default({}),
   }).default({ theme: {}, textes: {} }),
+  // The password reset mail (docs/accounts.md, "Password reset"): optional without default.
+  courriels: z.strictObject({
+    expediteur: z.string().max(320).regex(/^(?:[^<>@\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/,
+      'adresse attendue : « Nom <adresse@domaine> » ou « adresse@domaine »').optional(),
+    reinitialisation: z.strictObject({ sujet: MailText.optional(), texte: MailText.optional() }).optional(),
+  }).optional(),
 }).superRefine((game, ctx) => {
   // Same rules (and texts) as manette_admin.apply_part_victory_leaderboards.
   for (const [code, mode] of Object.entries(game.modes)) {
@@ -198,6 +210,7 @@ const OWN_DETAILS_EN: [RegExp, (m: RegExpExecArray) => string][] = [
   [/^le classement « (.*) » doit avoir l’opérateur somme \(il a « (.*) »\)$/su, (m) => `leaderboard "${m[1]}" must have the operator somme (it has "${m[2]}")`],
   [/^les bornes du classement « (.*) » doivent admettre 1 \(une victoire\)$/su, (m) => `the bounds of leaderboard "${m[1]}" must allow 1 (one win)`],
   [/^depart doit être inférieur ou égal à max$/, () => 'depart must be less than or equal to max'],
+  [/^adresse attendue : « Nom <adresse@domaine> » ou « adresse@domaine »$/, () => 'address expected: "Name <address@domain>" or "address@domain"'],
   [/^au moins une monnaie ou un objet$/, () => 'at least one currency or object'],
   [/^monnaie inconnue « (.*) » \(elle doit être déclarée dans monnaies\)$/su, (m) => `unknown currency "${m[1]}" (it must be declared in monnaies)`],
   [/^objet inconnu « (.*) » \(il doit être déclaré dans objets\)$/su, (m) => `unknown object "${m[1]}" (it must be declared in objets)`],

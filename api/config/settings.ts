@@ -65,6 +65,10 @@ const Env = z.object({
   // with DATABASE_URL, the connection it reads realtime.messages with (a role that may
   // replicate and owns realtime.messages, e.g. the superuser); default DATABASE_URL.
   MANETTE_REALTIME_DATABASE_URL: z.string().url().optional(),
+  // Where password reset mails go out (nodemailer): smtp://user:pass@host:587 (STARTTLS when
+  // offered) or smtps://user:pass@host:465. `manette start` without it runs a local mail
+  // catcher (twin/mail/catcher.ts) and prints the mails; elsewhere, no mail is sent (logged).
+  MANETTE_SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'smtp:// or smtps:// URL').optional(),
   MANETTE_GOOGLE_JWKS_URL: z.string().url().default('https://www.googleapis.com/oauth2/v3/certs'),
   // Password hashes (api/security/password.ts): argon2id, 1 lane; OWASP's minimum by default.
   MANETTE_ARGON2_MEMORY_KIB: z.coerce.number().int().min(1024).max(262144).default(19456),

@@ -30,6 +30,7 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
   action_refusee: { fr: 'Action refusée.', en: 'Action refused.' },
   compte_suspendu: { fr: 'Ce compte est suspendu.', en: 'This account is suspended.' },
   'compte_suspendu.temporaire': { fr: 'Ce compte est suspendu jusqu’au {jusqu_a}.', en: 'This account is suspended until {jusqu_a}.' },
+  code_invalide: { fr: 'Code invalide ou expiré.', en: 'Invalid or expired code.' },
   too_many_attempts: { fr: 'Trop de tentatives de connexion, réessaie plus tard.', en: 'Too many login attempts, try again later.' },
   rate_limited: { fr: 'Trop de requêtes, ralentis un peu.', en: 'Too many requests, slow down.' },
   unavailable: { fr: 'Service momentanément indisponible, réessaie dans un instant.', en: 'Service temporarily unavailable, try again shortly.' },
@@ -167,6 +168,7 @@ const DETAIL_MESSAGES: ReadonlyArray<readonly [fr: string, en: string]> = [
   ['3 à 32 caractères : lettres, chiffres, _ - .', '3 to 32 characters: letters, digits, _ - .'],
   ['identifiant ou email requis', 'identifiant or email required'],
   ['8 à 128 caractères', '8 to 128 characters'],
+  ['code à 8 chiffres attendu', '8-digit code expected'],
   ['code pays ISO 3166-1 alpha-2 attendu', 'ISO 3166-1 alpha-2 country code expected'],
   ['code pays ISO 3166-1 alpha-2 inconnu', 'unknown ISO 3166-1 alpha-2 country code'],
   // Guests and linking (api.players_invite, api.players_lier and their routes).

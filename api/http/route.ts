@@ -2,6 +2,7 @@
 // document) and a handler that makes one api.* call. Routes live one per file under
 // api/routes/<resource>/ and name the SQL function they call.
 import type { Request } from 'express';
+import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Settings } from '../config/settings.js';
 import type { ApiJson, Pool, RequestContext } from '../db/pool.js';
@@ -19,6 +20,8 @@ export interface Deps {
    *  then uses the host the game reached the API on) and an empty key (games use their API
    *  key). `signer` makes players' realtime tokens. */
   realtime: { url: string; key: string; localPort?: number; signer: RealtimeSigner };
+  /** The app's logger (createApp sets it): what a handler logs after its answer (a mail not sent). */
+  logger?: Logger;
 }
 
 export interface HandlerInput<B, Q, P> {

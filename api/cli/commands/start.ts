@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { createLogger } from '../../logger.js';
 import { reportEmbeddedPostgresTo } from '../../../twin/postgres/embedded.js';
 import { claimInstance } from '../../../twin/instance.js';
+import { startMailCatcher, type CaughtMail, type MailCatcher } from '../../../twin/mail/catcher.js';
 import { startService } from '../../server.js';
 import { say } from '../locale.js';
 import { errorText, type CommandContext } from '../output.js';
@@ -18,7 +19,7 @@ export function registerStart(program: Command, ctx: CommandContext): void {
       ? 'démarre le service (Postgres embarqué, sauf si DATABASE_URL est défini)'
       : 'start the service (embedded Postgres unless DATABASE_URL is set)')
     .action(async () => {
-      const settings = ctx.settings();
+      let settings = ctx.settings();
       // Request lines would scroll the banner away in a terminal: there they go to a file.
       const requestLog = settings.MANETTE_REQUEST_LOG === 'stdout' ? undefined
         : settings.MANETTE_REQUEST_LOG ?? (process.stdout.isTTY ? path.join(settings.MANETTE_DATA_DIR, 'requests.log') : undefined);
@@ -34,11 +35,20 @@ export function registerStart(program: Command, ctx: CommandContext): void {
       // The embedded Postgres' supervisor reports crashes and restarts through our logger.
       reportEmbeddedPostgresTo(logger);
       let service;
+      let mailCatcher: MailCatcher | undefined;
       try {
+        // Without an SMTP server, the twin's catcher takes the mails and prints them here
+        // (the workers read MANETTE_SMTP_URL from the environment they inherit).
+        if (!settings.MANETTE_SMTP_URL) {
+          mailCatcher = await startMailCatcher({ onMail: (mail) => console.log(printedMail(mail, lang)) });
+          process.env.MANETTE_SMTP_URL = mailCatcher.url;
+          settings = { ...settings, MANETTE_SMTP_URL: mailCatcher.url };
+        }
         service = await startService(settings, logger, {
           migrationDirs: ctx.project.migrationDirs, gameFile: ctx.project.gameFile, lang, requestLog,
         });
       } catch (err) {
+        await mailCatcher?.stop();
         await lock.release();
         console.error(say({ fr: 'Manette n’a pas pu démarrer : {m}', en: 'Manette could not start: {m}' }, lang, { m: errorText(err, lang) }));
         process.exit(1);
@@ -66,6 +76,9 @@ export function registerStart(program: Command, ctx: CommandContext): void {
           : `  ${(fr ? 'Jeu' : 'Game').padEnd(9)} ${fr ? '(aucun : npx manette apply <fichier>)' : '(none: npx manette apply <file>)'}`,
         ...(game ? [`  ${(fr ? 'Démo web' : 'Web demo').padEnd(9)} ${origin}/demo/?key=${game.api_key}`] : []),
         `  SDK       ${origin}/sdk/manette.js`,
+        `  ${(fr ? 'Courriels' : 'Mail').padEnd(9)} ${mailCatcher
+          ? `${mailCatcher.url}  (${fr ? 'capteur local : les courriels s’affichent ici ; MANETTE_SMTP_URL pour un vrai serveur' : 'local catcher: mails are printed here; MANETTE_SMTP_URL for a real server'})`
+          : 'MANETTE_SMTP_URL'}`,
         ...(requestLog ? [`  ${(fr ? 'Requêtes' : 'Requests').padEnd(9)} ${requestLog}  (${fr
           ? 'le journal des requêtes : tail -f pour le suivre ; MANETTE_REQUEST_LOG=stdout pour l’avoir ici'
           : 'the request log: tail -f to follow it; MANETTE_REQUEST_LOG=stdout to get it here'})`] : []),
@@ -79,10 +92,23 @@ export function registerStart(program: Command, ctx: CommandContext): void {
         stopping = true;
         logger.info({ signal }, 'stopping');
         await service.close();
+        await mailCatcher?.stop();
         await lock.release();
         process.exit(0);
       };
       process.on('SIGINT', () => void stop('SIGINT'));
       process.on('SIGTERM', () => void stop('SIGTERM'));
     });
+}
+
+/** A mail the local catcher received, as the terminal shows it (like Supabase's local Inbucket). */
+function printedMail(mail: CaughtMail, lang: 'fr' | 'en'): string {
+  const fr = lang === 'fr';
+  return [
+    '',
+    `  ${fr ? 'Courriel pour' : 'Mail to'} ${mail.to || mail.envelopeTo.join(', ')}`,
+    `  ${fr ? 'Objet :' : 'Subject:'} ${mail.subject}`,
+    ...mail.text.trimEnd().split('\n').map((line) => `  | ${line}`),
+    '',
+  ].join('\n');
 }

@@ -6,7 +6,9 @@ import me from './me.js';
 import avatar from './avatar.js';
 import invite from './invite.js';
 import lier from './lier.js';
+import motDePasseOubli from './mot-de-passe-oubli.js';
+import motDePasseReinitialiser from './mot-de-passe-reinitialiser.js';
 import exportData from './export.js';
 import supprimer from './supprimer.js';
 
-export default [register, login, google, logout, me, avatar, invite, lier, exportData, supprimer];
+export default [register, login, google, logout, me, avatar, invite, lier, motDePasseOubli, motDePasseReinitialiser, exportData, supprimer];

@@ -56,3 +56,4 @@ end
 $function$;
 alter function manette.sweep_guests(integer) owner to manette_admin;
 revoke all on function manette.sweep_guests(integer) from public;
+grant execute on function manette.sweep_guests(integer) to manette_engine;
