@@ -153,8 +153,14 @@ begin
 
   -- Only now, after the right password: a suspension is not shown to a password guesser.
   -- The row locked: a ban under way is waited for (and read), or waits for this login.
+  -- Returned as a value, not raised: the attempt stays recorded as a right password, so a
+  -- suspended player's tries do not count as failures (no lock-out left after unban).
   select pl.* into p from manette.players pl where pl.id = attempt.player_id for no key update;
-  perform manette.refuse_suspended(p);
+  begin
+    perform manette.refuse_suspended(p);
+  exception when sqlstate 'MN403' then
+    return jsonb_build_object('error', 'compte_suspendu', 'http_status', 403, 'jusqu_a', manette.iso(p.suspended_until));
+  end;
 
   -- Re-hash: only an argon2id PHC string, only over the hash that was verified.
   if body->>'new_password_hash' like '$argon2id$%' and body->>'verified_password_hash' is not null then

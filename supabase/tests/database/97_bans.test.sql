@@ -9,7 +9,7 @@ create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
 grant usage on schema extensions to manette_api, manette_engine, manette_admin;
 
-select plan(47);
+select plan(48);
 
 -- == Fixtures ====================================================================
 select manette_admin.apply_game($${"jeu": "ban-a", "nom": "A", "google": {"client_id": "cid-ban"},
@@ -144,15 +144,16 @@ select is((select count(*) from manette.queue_entries where player_id = pg_temp.
 -- == The doors ====================================================================
 select set_config('test.cyd_until', manette.iso(now() + interval '1 day'), true);
 set local role manette_api;
-select is(pg_temp.failure($$ select pg_temp.login('ana', true, 'ana3') $$) - 'detail',
-  '{"code": "MN403", "error": "compte_suspendu"}'::jsonb, 'login with the right password: compte_suspendu');
-select is(pg_temp.failure($$ select pg_temp.login('ana@example.test', true, 'ana3') $$)->'detail',
-  '{"jusqu_a": null}'::jsonb, 'by e-mail too, with jusqu_a null (until lifted)');
+select is(pg_temp.login('ana', true, 'ana3'), '{"error": "compte_suspendu", "http_status": 403, "jusqu_a": null}'::jsonb,
+  'login with the right password: compte_suspendu, jusqu_a null (until lifted), returned so that the attempt is kept');
+select is(pg_temp.login('ana@example.test', true, 'ana3') ->> 'error', 'compte_suspendu', 'by e-mail too');
 select is(pg_temp.login('ana', false, 'ana3'), '{"error": "invalid_credentials", "http_status": 401}'::jsonb,
   'a wrong password stays invalid_credentials: the ban is not revealed');
-select is(pg_temp.failure($$ select pg_temp.login('cyd', true, 'cy2') $$)->'detail',
+select is(pg_temp.login('cyd', true, 'cy2') - 'error' - 'http_status',
   jsonb_build_object('jusqu_a', current_setting('test.cyd_until')), 'a temporary ban: jusqu_a is its end');
 reset role;
+select is((select jsonb_agg(succeeded order by id) from manette.login_attempts where player_id = pg_temp.pid('Ana')),
+  '[true, true, false]'::jsonb, 'the refused right passwords are recorded as right (not failures that would lock the account out)');
 select is((select count(*) from manette.sessions where player_id in (pg_temp.pid('Ana'), pg_temp.pid('Cyd')) and revoked_at is null),
   0::bigint, 'no refused login opened a session');
 
