@@ -163,6 +163,13 @@ describe.skipIf(!haveBrowser)('the Players page in Chromium', () => {
   });
 
   it('screenshots: desktop and phone, English and French', async () => {
+    // The form (not suspended), on a phone, in French.
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, timezoneId: 'UTC' });
+    const form = await open(phone, `#/cban/players/${zoe.id}`, 'fr');
+    await form.getByText('non suspendu').waitFor();
+    await form.getByLabel('Raison (gardée dans le journal d’audit)').fill('Triche : coups joués par un programme');
+    await shoot(form, 'console-player-ban-form-phone-fr');
+    await phone.close();
     await app.sql(`select manette_admin.players_ban('cban', 'Zoé', '2099-06-15T18:30:00Z', 'Triche : coups joués par un programme (ticket #42)')`);
     for (const [width, height, suffix] of [[1280, 800, ''], [390, 844, '-phone']] as const) {
       const context = await browser.newContext({ viewport: { width, height }, timezoneId: 'UTC' });
