@@ -239,6 +239,24 @@ describe('manette players ban / unban', () => {
     expect(await liveSessions(eve.data.joueur.id)).toBe(0);
     for (const t of tokens) expect((await api.get('/players/me', { token: t })).status).toBe(401);
   });
+
+  it('the same race, tighter: the ban’s SQL call sent together with 10 logins, five times over', async () => {
+    const fay = await api.register('Fay');
+    for (let round = 0; round < 5; round++) {
+      const [, ...logins] = await Promise.all([
+        app.sql(`select manette_admin.players_ban('bans', 'fay', null, 'course serrée')`),
+        ...Array.from({ length: 10 }, () => login('fay')),
+      ]);
+      for (const r of logins) {
+        if (r.status !== 200) refused(r, null);
+      }
+      expect(await liveSessions(fay.data.joueur.id), `round ${round}`).toBe(0);
+      for (const r of logins.filter((l) => l.status === 200)) {
+        expect((await api.get('/players/me', { token: r.body.token })).status).toBe(401);
+      }
+      await app.sql(`select manette_admin.players_unban('bans', 'fay')`);
+    }
+  });
 });
 
 // The guest's return by appareil_id and linking are another part of the accounts issue: these
