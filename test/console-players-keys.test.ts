@@ -90,7 +90,7 @@ describe('players', () => {
     expect([names(page2), page2.body.data.plus]).toEqual([['Alice'], false]);
     expect((await get('/games/cpk/players?q=alice')).body.data.joueurs[0]).toEqual({
       id: alice.id, pseudo: 'Alice', email: 'Alice@Example.test', pays: 'FR', cree_le: expect.stringMatching(/Z$/),
-      sessions_actives: 2, derniere_utilisation: expect.stringMatching(/Z$/),
+      sessions_actives: 2, derniere_utilisation: expect.stringMatching(/Z$/), suspension: null,
     });
   });
 

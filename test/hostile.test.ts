@@ -222,21 +222,26 @@ describe('password hashing is bounded', () => {
       const logins = Array.from({ length: 40 }, () => c.post('/players/login', { identifiant: 'Flood', password: 'motdepasse-solide' })
         .then((r) => ({ ...r, after: Date.now() - started })));
       await new Promise((r) => setTimeout(r, 100));
-      const t = Date.now();
       const meanwhile = await other.get('/shop/articles');
-      const meanwhileMs = Date.now() - t;
+      const meanwhileAt = Date.now() - started;
       const replies = await Promise.all(logins);
       const refused = replies.filter((r) => r.status === 503);
       const accepted = replies.filter((r) => r.status === 200);
       expect(refused.length + accepted.length).toBe(40);
       expect(refused.length).toBeGreaterThan(20);
+      expect(accepted.length).toBeGreaterThan(0);
+      // Orders, not durations (this machine's speed varies): a refusal comes before any
+      // admitted login has finished its hash (at once, not after waiting its turn), and the
+      // other game's request is answered while admitted hashes are still queued.
+      const firstAccepted = Math.min(...accepted.map((r) => r.after));
+      const lastAccepted = Math.max(...accepted.map((r) => r.after));
       for (const r of refused) {
         envelope(r.body, 'unavailable');
         expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-        expect(r.after).toBeLessThan(1_500); // answered at once, not after waiting
+        expect(r.after).toBeLessThan(firstAccepted);
       }
       expect(meanwhile.status).toBe(200);
-      expect(meanwhileMs).toBeLessThan(1_000);
+      expect(meanwhileAt).toBeLessThan(lastAccepted);
       // The refused ones were not counted as failed attempts: the player can still log in.
       expect((await c.post('/players/login', { identifiant: 'Flood', password: 'motdepasse-solide' })).status).toBe(200);
     } finally {

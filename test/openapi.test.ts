@@ -271,6 +271,10 @@ describe('contract: real responses match the documented ones', () => {
     expect(c('get', '/matchmaking/status', await api.get('/matchmaking/status', { token: third })).body.status).toBe('idle');
     c('post', '/matchmaking/join', await api.post('/matchmaking/join', { mode_jeu: 'duel', elo_actuel: 10 }, { token: third }));
     c('post', '/matchmaking/leave', await api.post('/matchmaking/leave', undefined, { token: third }));
+    // Export (a player with rows, scores, economy and a match) and deletion.
+    c('get', '/players/me/export', await api.get('/players/me/export', { token: a }));
+    c('post', '/players/me/supprimer', await api.post('/players/me/supprimer', { password: 'pas-le-bon' }, { token: third }));
+    c('post', '/players/me/supprimer', await api.post('/players/me/supprimer', { password: 'motdepasse-solide' }, { token: third }));
     c('post', '/players/logout', await api.post('/players/logout', undefined, { token: b }));
     // Password reset (no SMTP here: the mail is not sent; the code is set as its hash, as SQL stores it).
     c('post', '/players/mot-de-passe/oubli', await api.post('/players/mot-de-passe/oubli', { email: 'adverse@example.test' }));

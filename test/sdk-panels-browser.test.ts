@@ -141,7 +141,7 @@ describe.skipIf(!haveBrowser)('SDK panels in a browser', () => {
     await titleIs(en, '#a', english.connexion_titre);
     expect(await shadowText(en, '#a', 'label[for=identifiant]')).toBe(english.connexion_identifiant);
     expect(await shadowText(en, '#a', 'button[type=submit]')).toBe(english.connexion_bouton);
-    expect(await shadowText(en, '#a', 'button.link')).toBe(english.connexion_vers_inscription);
+    expect(await shadowText(en, '#a', 'button.link[data-t=connexion_vers_inscription]')).toBe(english.connexion_vers_inscription);
     expect(await shadowText(en, '#m', 'h2')).toBe(english.matchmaking_titre);
     expect(await shadowText(en, '#m', '.status')).toBe('Sign in to find a match.');
     await ctx.close();

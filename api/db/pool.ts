@@ -121,8 +121,8 @@ export async function callApi<T = Record<string, unknown>>(
   const result = await queryApi(pool, fn, ctx, body, false) as T & { error?: string; http_status?: number; reason?: unknown };
   if (result && typeof result === 'object' && typeof result.error === 'string') {
     // Errors that must not roll back (a failed login is recorded) come back as values:
-    // {error, http_status, reason?}, like manette.fail's code, status and reason.
-    throw valueError({ error: result.error, http_status: result.http_status, reason: result.reason });
+    // {error, http_status, reason?, jusqu_a?}, like manette.fail's code, status and detail.
+    throw valueError(result as { error: string });
   }
   return result;
 }
@@ -140,15 +140,20 @@ export async function passApi(pool: ApiPool, fn: string, ctx: RequestContext, bo
   const text = await queryApi(pool, fn, ctx, body, true) as string;
   // An error returned as a value is an object whose first key (jsonb orders keys by length) is "error".
   if (text.startsWith('{"error": ')) {
-    throw valueError(JSON.parse(text) as { error: string; http_status?: number; reason?: unknown });
+    throw valueError(JSON.parse(text) as { error: string });
   }
   return new ApiJson(text);
 }
 
-/** The ApiError of an error returned as a value (e.g. an action refused after an expired turn was applied and kept). */
-function valueError(result: { error: string; http_status?: number; reason?: unknown }): ApiError {
-  return new ApiError(result.http_status ?? 500, result.error,
-    typeof result.reason === 'string' ? { reason: result.reason } : {});
+/**
+ * The ApiError of an error returned as a value (e.g. an action refused after an expired turn
+ * was applied and kept; compte_suspendu after a right password, whose attempt is kept as one).
+ */
+function valueError(result: { error: string; http_status?: number; reason?: unknown; jusqu_a?: unknown }): ApiError {
+  return new ApiError(result.http_status ?? 500, result.error, {
+    ...(typeof result.reason === 'string' ? { reason: result.reason } : {}),
+    ...('jusqu_a' in result ? { until: typeof result.jusqu_a === 'string' ? result.jusqu_a : null } : {}),
+  });
 }
 
 /** A JSON value as an escaped SQL literal (pg's escapeLiteral: right whatever standard_conforming_strings). */

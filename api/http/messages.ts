@@ -209,6 +209,9 @@ const DETAIL_MESSAGES: ReadonlyArray<readonly [fr: string, en: string]> = [
   // The economy's support command (manette_admin.economy_grant).
   ['de 1 à 500 caractères', '1 to 500 characters'],
   ['au moins une monnaie ou un objet', 'at least one currency or object'],
+  // Bans (manette_admin.players_ban).
+  ['de 1 à 1000 caractères', '1 to 1000 characters'],
+  ['date à venir attendue', 'a date in the future expected'],
 ];
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -15,6 +15,8 @@ export interface GoogleIdentity {
   email: string | null;
   email_verified: boolean;
   name: string | null;
+  /** When the token was issued (seconds since the epoch), null if absent: a deletion wants a fresh one. */
+  iat: number | null;
 }
 
 export function createGoogleVerifier(jwksUrl: string) {
@@ -36,6 +38,7 @@ export function createGoogleVerifier(jwksUrl: string) {
       email: text(payload.email),
       email_verified: payload.email_verified === true || payload.email_verified === 'true',
       name: text(payload.name),
+      iat: typeof payload.iat === 'number' && Number.isFinite(payload.iat) ? payload.iat : null,
     };
   };
 }

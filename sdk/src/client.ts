@@ -7,7 +7,7 @@ import { replayStates, type Replay, type Rules, type ShippedRules } from './repl
 import { Session, defaultStorage, reportAsync } from './session.js';
 import { Sync, type PendingOp, type SyncEvent } from './sync.js';
 import type {
-  Achat, Article, EloMode, Fichier, Historique, Joueur, ObjetPossede, Solde, MatchActionEvent, MatchHistory, MatchStatus, PanelConfig, Partie, RealtimeConfig, Row, Score,
+  AccountExport, DeletionProof, LinkWith, Achat, Article, EloMode, Fichier, Historique, Joueur, ObjetPossede, Solde, MatchActionEvent, MatchHistory, MatchStatus, PanelConfig, Partie, RealtimeConfig, Row, Score,
   SessionStorage, SubmitResult,
 } from './types.js';
 
@@ -101,6 +101,35 @@ export interface ManetteClient {
     uploadAvatar(blob: Blob): Promise<Joueur>;
     /** The player's server-side ratings, by mode code (modes with `"elo": "serveur"`; GET /players/me). */
     ratings(): Promise<Record<string, EloMode>>;
+    /**
+     * Plays without an account (POST /players/invite): a guest (`invite: true`) with a
+     * generated pseudo; session kept. The SDK sends this device's `appareil_id` (made on the
+     * first call, kept per game in `storage`), so the same guest comes back after a logout
+     * or a reload. `appareilId`: the game's own id instead (not kept), or `false` for none
+     * (a new guest every time).
+     */
+    guest(opts?: { appareilId?: string | false }): Promise<Joueur>;
+    /**
+     * Turns the signed-in guest into a full account (POST /players/lier), keeping its id
+     * and data: `{pseudo?, email, password}` or `{idToken}` (Google). The session stays.
+     */
+    link(p: LinkWith): Promise<Joueur>;
+    /** Asks for a reset code by e-mail (POST /players/mot-de-passe/oubli); the same answer whether the account exists or not. */
+    requestReset(email: string): Promise<void>;
+    /**
+     * Sets a new password with the e-mailed code (POST /players/mot-de-passe/reinitialiser).
+     * Every session of that account is revoked: the kept session is cleared when it is that
+     * account's.
+     */
+    reset(p: { email: string; code: string; password: string }): Promise<void>;
+    /** Every datum Manette holds about the player (GET /players/me/export). */
+    exportData(): Promise<AccountExport>;
+    /**
+     * Deletes the account (POST /players/me/supprimer) with its password, a fresh Google ID
+     * token, or nothing for a guest. Then the session, the device's guest id and the
+     * player's queued offline writes are cleared (onChange(null)).
+     */
+    deleteAccount(proof?: DeletionProof): Promise<void>;
   };
   table<D extends Record<string, unknown> = Record<string, unknown>>(nom: string): Table<D>;
   sync: {
@@ -280,6 +309,50 @@ export function createClient(options: ClientOptions): ManetteClient {
         const body = await call<{ data: { joueur: Joueur; elo: Record<string, EloMode> } }>('GET', '/players/me');
         session.setPlayer(body.data.joueur);
         return body.data.elo;
+      },
+      async guest(opts = {}) {
+        const appareil = opts.appareilId === undefined ? session.deviceId() : opts.appareilId;
+        const body = appareil === false ? {} : { appareil_id: appareil };
+        return signedIn(await call('POST', '/players/invite', { body, token: null }));
+      },
+      async link(p) {
+        const body = 'idToken' in p ? { id_token: p.idToken }
+          : { ...(p.pseudo !== undefined ? { pseudo: p.pseudo } : {}), email: p.email, password: p.password };
+        const res = await call<{ data: { joueur: Joueur } }>('POST', '/players/lier', { body });
+        // The server forgot the device (a return by appareil_id makes a new guest now): so does the SDK.
+        session.forgetDevice();
+        session.setPlayer(res.data.joueur);
+        return res.data.joueur;
+      },
+      async requestReset(email) {
+        await call('POST', '/players/mot-de-passe/oubli', { body: { email }, token: null });
+      },
+      async reset(p) {
+        await call('POST', '/players/mot-de-passe/reinitialiser', { body: { email: p.email, code: p.code, password: p.password }, token: null });
+        const mine = session.player?.email;
+        if (mine && mine.trim().toLowerCase() === p.email.trim().toLowerCase()) session.clear();
+      },
+      async exportData() {
+        return (await call<{ data: AccountExport }>('GET', '/players/me/export')).data;
+      },
+      async deleteAccount(proof) {
+        const body = !proof ? {} : 'idToken' in proof ? { id_token: proof.idToken } : { password: proof.password };
+        const player = session.player?.id;
+        // Idempotent on the server (the same, now revoked, token answers the same 200): a
+        // lost answer is asked again.
+        for (let attempt = 0; ; attempt++) {
+          try {
+            await call('POST', '/players/me/supprimer', { body });
+            break;
+          } catch (err) {
+            const again = err instanceof ManetteError && (err.code === 'network_error' || [502, 503, 504].includes(err.status));
+            if (!again || attempt >= ECONOMY_RETRY_MS.length) throw err;
+            await new Promise((r) => setTimeout(r, ECONOMY_RETRY_MS[attempt]));
+          }
+        }
+        session.forgetDevice();
+        session.clear();
+        if (player) await sync.forget(player);
       },
     },
 

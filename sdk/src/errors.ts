@@ -11,18 +11,24 @@ export class ManetteError extends Error {
   readonly details: FieldIssue[] | undefined;
   /** The server's x-request-id, to find the request in its logs. */
   readonly requestId: string | undefined;
+  /**
+   * For `compte_suspendu` only: when the suspension ends (ISO 8601), or null when it lasts
+   * until it is lifted; undefined for every other error.
+   */
+  readonly jusqu_a: string | null | undefined;
 
-  constructor(init: { code: string; status: number; message: string; reason?: string; details?: FieldIssue[]; requestId?: string }) {
+  constructor(init: { code: string; status: number; message: string; reason?: string; details?: FieldIssue[]; requestId?: string; jusqu_a?: string | null }) {
     super(init.message);
     this.code = init.code;
     this.status = init.status;
     this.reason = init.reason;
     this.details = init.details;
     this.requestId = init.requestId;
+    this.jusqu_a = init.jusqu_a;
   }
 
   toJSON() {
-    return { name: this.name, code: this.code, status: this.status, message: this.message, reason: this.reason, details: this.details, requestId: this.requestId };
+    return { name: this.name, code: this.code, status: this.status, message: this.message, reason: this.reason, details: this.details, requestId: this.requestId, jusqu_a: this.jusqu_a };
   }
 }
 

@@ -65,6 +65,7 @@ export async function request<T = Record<string, unknown>>(t: Transport, method:
     reason: typeof json?.reason === 'string' ? json.reason : undefined,
     details: Array.isArray(json?.details) ? json.details as FieldIssue[] : undefined,
     requestId,
+    jusqu_a: json && 'jusqu_a' in json ? (typeof json.jusqu_a === 'string' ? json.jusqu_a : null) : undefined,
   });
 }
 

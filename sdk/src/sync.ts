@@ -63,6 +63,13 @@ export class Sync {
     return () => { this.listeners.delete(cb); };
   }
 
+  /** Drops every write queued for `player` (a deleted account: they can never be sent). */
+  async forget(player: string): Promise<void> {
+    await this.withLock(async () => {
+      for (const op of await this.store.all()) if (op.player === player) await this.store.finish(op.id);
+    });
+  }
+
   /** The server id of a row inserted through the queue (`local_...`), once known. */
   async mappedId(localId: string): Promise<string | undefined> {
     return (await this.store.ids()).get(localId);

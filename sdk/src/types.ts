@@ -1,5 +1,18 @@
 // Wire shapes (docs/api.md, docs/matchmaking.md; names as the API spells them).
-export interface Joueur { id: string; pseudo: string; email: string | null; pays: string | null; avatar_url: string | null; cree_le: string }
+/** `invite`: a guest (POST /players/invite, no e-mail nor password) until it is linked. */
+export interface Joueur { id: string; pseudo: string; email: string | null; pays: string | null; avatar_url: string | null; cree_le: string; invite: boolean }
+
+/**
+ * GET /players/me/export's `data`: every datum Manette holds about the player (profile,
+ * sessions without their tokens, rows, files with their content, avatar, scores, ratings,
+ * matches, economy). docs/accounts.md lists its keys.
+ */
+export type AccountExport = Record<string, unknown>;
+
+/** What proves a deletion: the password, a fresh Google ID token, or nothing for a guest. */
+export type DeletionProof = { password: string } | { idToken: string };
+/** What links a guest: an e-mail and a password (and a pseudo instead of the generated one), or Google. */
+export type LinkWith = { pseudo?: string; email: string; password: string } | { idToken: string };
 
 export interface Row<D = Record<string, unknown>> {
   id: string;

@@ -15,7 +15,8 @@ export default defineRoute({
   description: 'Checks the signature, issuer, expiry and audience (the game’s client id). '
     + 'The player is found by their Google id (`sub`), never by e-mail: the first login creates a new '
     + 'player, even when a password account already uses that address (registration e-mails are not '
-    + 'verified). That player gets the Google e-mail when it is verified and free in the game, else none.',
+    + 'verified). That player gets the Google e-mail when it is verified and free in the game, else none. '
+    + 'A suspended player is `compte_suspendu` (403, `jusqu_a`: the end, or null until lifted).',
   auth: 'key',
   body: z.object({ id_token: z.string().min(1).max(8192) }),
   response: Session,

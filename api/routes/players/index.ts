@@ -8,5 +8,7 @@ import invite from './invite.js';
 import lier from './lier.js';
 import motDePasseOubli from './mot-de-passe-oubli.js';
 import motDePasseReinitialiser from './mot-de-passe-reinitialiser.js';
+import exportData from './export.js';
+import supprimer from './supprimer.js';
 
-export default [register, login, google, logout, me, avatar, invite, lier, motDePasseOubli, motDePasseReinitialiser];
+export default [register, login, google, logout, me, avatar, invite, lier, motDePasseOubli, motDePasseReinitialiser, exportData, supprimer];

@@ -15,7 +15,8 @@ export default defineRoute({
   description: 'At most 10 failures per account and client address in 15 minutes, and 100 per '
     + 'account from all addresses together (`too_many_attempts`), whether the identifier is the pseudo or the e-mail '
     + '(an identifier naming no account counts for itself). A pseudo is compared ignoring case, '
-    + 'after NFC normalisation.',
+    + 'after NFC normalisation. A suspended account is `compte_suspendu` (403, `jusqu_a`: the end, or null '
+    + 'until lifted), only after the right password: a wrong one stays `invalid_credentials`.',
   auth: 'key',
   body: z.object({
     identifiant: z.string().min(1).max(254).optional(),

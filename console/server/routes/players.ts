@@ -5,8 +5,11 @@
 //                                                 | manette_admin.players_revoke_sessions (none: all, as the CLI)
 //   GET  /games/:jeu/players/:id/economie?limit=&avant= → manette_admin.console_player_economy (wallet,
 //                                                 inventory, ledger newest first paged by id; read only)
+//   POST /games/:jeu/players/:id/ban {raison, jusqu_a?} → manette_admin.players_ban (as `manette players ban`)
+//   POST /games/:jeu/players/:id/unban              → manette_admin.players_unban (as `manette players unban`)
 // SQL now: supabase/schema/functions/manette_admin.console_players.sql, console_player.sql,
-// session_revoke.sql, players_revoke_sessions.sql, console_player_economy.sql.
+// session_revoke.sql, players_revoke_sessions.sql, console_player_economy.sql, players_ban.sql,
+// players_unban.sql.
 import { z } from 'zod';
 import { adminCall, consoleRoute, GameParams, paging } from '../route.js';
 
@@ -41,6 +44,24 @@ export const playersRoutes = [
       // One session, of this player (another player's session is not found).
       return adminCall(deps, 'select manette_admin.session_revoke($1, $2, $3) as r', [params.jeu, body.session_id, params.id]);
     },
+  }),
+  consoleRoute({
+    method: 'post', path: '/games/:jeu/players/:id/ban',
+    params: player,
+    body: z.strictObject({
+      // 1 to 1000 characters once trimmed: checked by the SQL function (validation_failed, as the CLI).
+      raison: z.string().max(2000),
+      // The end (ISO 8601 with a zone); absent or null: until unban. In the past: validation_failed.
+      jusqu_a: z.iso.datetime({ offset: true }).nullable().optional(),
+    }),
+    handler: ({ deps, params, body }) => adminCall(deps, 'select manette_admin.players_ban($1, $2, $3, $4) as r',
+      [params.jeu, params.id, body.jusqu_a ?? null, body.raison]),
+  }),
+  consoleRoute({
+    method: 'post', path: '/games/:jeu/players/:id/unban',
+    params: player,
+    body: z.strictObject({}),
+    handler: ({ deps, params }) => adminCall(deps, 'select manette_admin.players_unban($1, $2) as r', [params.jeu, params.id]),
   }),
   consoleRoute({
     method: 'get', path: '/games/:jeu/players/:id/economie',

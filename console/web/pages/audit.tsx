@@ -35,6 +35,10 @@ export function summary(row: AuditRow): string {
     case 'keys revoke': return t({ en: 'Key {k} revoked', fr: 'Clé {k} révoquée' }, { k: keyTail(d.cle) });
     case 'players revoke-sessions': return t({ en: '{p}: {n} session(s) revoked', fr: '{p} : {n} session(s) révoquée(s)' }, { p: d.pseudo, n: d.sessions_revoquees });
     case 'players revoke-session': return t({ en: '{p}: one session revoked', fr: '{p} : une session révoquée' }, { p: d.pseudo });
+    case 'players ban': return `${d.jusqu_a
+      ? t({ en: '{p}: banned until {d}', fr: '{p} : suspendu jusqu’au {d}' }, { p: d.pseudo, d: when(d.jusqu_a) })
+      : t({ en: '{p}: banned until unbanned', fr: '{p} : suspendu jusqu’à la levée' }, { p: d.pseudo })} — “${d.raison}”`;
+    case 'players unban': return t({ en: '{p}: suspension lifted', fr: '{p} : suspension levée' }, { p: d.pseudo });
     case 'import': return t({ en: 'Table {tb}: {i} inserted, {u} updated, {s} deleted ({m})', fr: 'Table {tb} : {i} insérée(s), {u} mise(s) à jour, {s} supprimée(s) ({m})' },
       { tb: d.table, i: num(d.inserees), u: num(d.mises_a_jour), s: num(d.supprimees), m: d.mode });
     case 'rows delete': return t({ en: 'Table {tb}: {n} row(s) deleted', fr: 'Table {tb} : {n} ligne(s) supprimée(s)' }, { tb: d.table, n: num(d.supprimees) });

@@ -1,8 +1,9 @@
 // The players page: a search by pseudo or e-mail (prefix, any case) over the game's
 // players, newest first; a player's page (#/<jeu>/players/<id>) with the profile, the
-// sessions (revoke one, or all as `manette players revoke-sessions`), rows, files, scores
-// and matches, and the economy (wallet, inventory, ledger paged by id; read only: grants and
-// revokes are `manette economy grant|revoke`). Server: console/server/routes/players.ts.
+// sessions (revoke one, or all as `manette players revoke-sessions`), the suspension (ban
+// with a reason and an optional end, unban: as `manette players ban|unban`), rows, files,
+// scores and matches, and the economy (wallet, inventory, ledger paged by id; read only:
+// grants and revokes are `manette economy grant|revoke`). Server: console/server/routes/players.ts.
 import { useEffect, useState } from 'preact/hooks';
 import type { ConsolePage, PageProps } from '../types.js';
 import { api, gamePath, qs } from '../api.js';
@@ -12,9 +13,11 @@ import { Card, ConfirmButton, DataTable, Json, Pager, Show, useLoad } from '../u
 
 const PAGE = 25;
 
+/** A suspension in force (null: the player may log in). */
+interface Suspension { depuis: string; jusqu_a: string | null; raison: string }
 interface PlayerRow {
   id: string; pseudo: string; email: string | null; pays: string | null; cree_le: string;
-  sessions_actives: number; derniere_utilisation: string | null;
+  sessions_actives: number; derniere_utilisation: string | null; suspension: Suspension | null;
 }
 interface PlayerList { joueurs: PlayerRow[]; plus: boolean }
 
@@ -73,7 +76,10 @@ function PlayerSearch({ jeu, query }: PageProps) {
               empty={q ? t({ en: 'No player’s pseudo or e-mail begins with “{q}”.', fr: 'Aucun pseudo ni e-mail ne commence par « {q} ».' }, { q })
                 : t({ en: 'No player yet.', fr: 'Aucun joueur pour l’instant.' })}
               columns={[
-                { label: t({ en: 'Pseudo', fr: 'Pseudo' }), cell: (p) => <a href={href(jeu, 'players', p.id)}>{p.pseudo}</a> },
+                { label: t({ en: 'Pseudo', fr: 'Pseudo' }), cell: (p) => <>
+                  <a href={href(jeu, 'players', p.id)}>{p.pseudo}</a>
+                  {p.suspension ? <> <span class="badge bad" title={p.suspension.raison}>{t({ en: 'suspended', fr: 'suspendu' })}</span></> : null}
+                </> },
                 { label: t({ en: 'E-mail', fr: 'E-mail' }), cell: (p) => p.email ?? <span class="muted">—</span>, class: 'wrap' },
                 { label: t({ en: 'Country', fr: 'Pays' }), cell: (p) => p.pays ?? <span class="muted">—</span> },
                 { label: t({ en: 'Created', fr: 'Créé le' }), cell: (p) => when(p.cree_le) },
@@ -203,6 +209,75 @@ function Capped({ shown, total }: { shown: number; total: number }) {
   return <p class="muted small">{t({ en: 'The {n} newest of {total}.', fr: 'Les {n} plus récents sur {total}.' }, { n: shown, total: num(total) })}</p>;
 }
 
+interface Banned { sessions_revoquees: number; parties_abandonnees: number; jusqu_a: string | null }
+
+/**
+ * The suspension: in force (since, until, reason, Unban), or a ban form (reason, optional
+ * end in the browser's local time). Both as the CLI's `manette players ban|unban`, audited.
+ */
+function SuspensionCard({ jeu, p, onChange }: { jeu: string; p: Player; onChange: () => void }) {
+  useLang();
+  const [raison, setRaison] = useState('');
+  const [fin, setFin] = useState('');
+  const [done, setDone] = useState<string>();
+  const s = p.suspension;
+  const ban = async () => {
+    const r = await api.post<Banned>(gamePath(jeu, 'players', p.id, 'ban'),
+      { raison, jusqu_a: fin ? new Date(fin).toISOString() : null });
+    setDone(t({
+      en: 'Banned: {n} session(s) revoked, {m} match(es) abandoned. Every login is now refused (403 compte_suspendu).',
+      fr: 'Suspendu : {n} session(s) révoquée(s), {m} partie(s) abandonnée(s). Toute connexion est désormais refusée (403 compte_suspendu).',
+    }, { n: r.sessions_revoquees, m: r.parties_abandonnees }));
+    setRaison('');
+    setFin('');
+    onChange();
+  };
+  const unban = async () => {
+    await api.post(gamePath(jeu, 'players', p.id, 'unban'), {});
+    setDone(t({ en: 'Suspension lifted: the player can log in again.', fr: 'Suspension levée : le joueur peut se connecter de nouveau.' }));
+    onChange();
+  };
+  return (
+    <Card title={<>{t({ en: 'Suspension', fr: 'Suspension' })} {s
+      ? <span class="badge bad">{t({ en: 'suspended', fr: 'suspendu' })}</span>
+      : <span class="badge ok">{t({ en: 'not suspended', fr: 'non suspendu' })}</span>}</>}
+      actions={s ? <ConfirmButton label={t({ en: 'Unban', fr: 'Lever la suspension' })} danger={false}
+        confirm={t({ en: 'Really unban?', fr: 'Vraiment lever ?' })} action={unban} /> : undefined}>
+      {done ? <p class="success" role="status">{done}</p> : null}
+      {s ? (
+        <dl class="fields">
+          <dt>{t({ en: 'Since', fr: 'Depuis le' })}</dt><dd>{when(s.depuis)}</dd>
+          <dt>{t({ en: 'Until', fr: 'Jusqu’au' })}</dt>
+          <dd>{s.jusqu_a ? when(s.jusqu_a) : t({ en: 'lifted by hand (no end date)', fr: 'levée à la main (sans date de fin)' })}</dd>
+          <dt>{t({ en: 'Reason', fr: 'Raison' })}</dt><dd>{s.raison}</dd>
+        </dl>
+      ) : (
+        <form class="inline" onSubmit={(e) => e.preventDefault()}>
+          <label class="field grow">
+            {t({ en: 'Reason (kept in the audit trail)', fr: 'Raison (gardée dans le journal d’audit)' })}
+            <input name="raison" value={raison} maxLength={1000} autocomplete="off"
+              placeholder={t({ en: 'e.g. cheating, ticket #42', fr: 'ex. triche, ticket n° 42' })}
+              onInput={(e) => setRaison((e.target as HTMLInputElement).value)} />
+          </label>
+          <label class="field">
+            {t({ en: 'Until (optional, local time)', fr: 'Jusqu’au (facultatif, heure locale)' })}
+            <input type="datetime-local" name="jusqu_a" value={fin} onInput={(e) => setFin((e.target as HTMLInputElement).value)} />
+          </label>
+          <ConfirmButton label={t({ en: 'Ban', fr: 'Suspendre' })} confirm={t({ en: 'Really ban?', fr: 'Vraiment suspendre ?' })}
+            disabled={raison.trim() === ''} action={ban} />
+        </form>
+      )}
+      <p class="muted small">{s ? t({
+        en: 'Every login (password, Google, guest device, linking) is refused with 403 compte_suspendu until then.',
+        fr: 'Toute connexion (mot de passe, Google, appareil d’invité, liaison) est refusée par 403 compte_suspendu jusque-là.',
+      }) : t({
+        en: 'A ban revokes every session, takes the player out of the queue, abandons the player’s match in progress (the opponents win) and refuses every login until the end date, or until unbanned. Same as manette players ban (audited).',
+        fr: 'Suspendre révoque toutes les sessions, retire le joueur de la file d’attente, abandonne sa partie en cours (l’adversaire gagne) et refuse toute connexion jusqu’à la date de fin, ou jusqu’à la levée. Comme manette players ban (audité).',
+      })}</p>
+    </Card>
+  );
+}
+
 function PlayerView({ jeu, id }: PageProps & { id: string }) {
   useLang();
   const player = useLoad(() => api.get<Player>(gamePath(jeu, 'players', id)), [jeu, id]);
@@ -235,6 +310,8 @@ function PlayerView({ jeu, id }: PageProps & { id: string }) {
               <dt>{t({ en: 'Matches', fr: 'Parties' })}</dt><dd>{num(p.parties_total)}</dd>
             </dl>
           </Card>
+
+          <SuspensionCard jeu={jeu} p={p} onChange={() => player.reload()} />
 
           <Card title={t({ en: 'Sessions', fr: 'Sessions' })}
             actions={<ConfirmButton label={t({ en: 'Revoke all sessions', fr: 'Révoquer toutes les sessions' })}

@@ -6,7 +6,7 @@ import { DEFAULT_TEXTS, format, type Lang, type Texts } from './texts.js';
 import { PANEL_CSS } from './styles.js';
 
 /** The part of a Manette client the panels use (docs/sdk.md). */
-export interface Joueur { id: string; pseudo: string; email?: string | null; avatar_url?: string | null }
+export interface Joueur { id: string; pseudo: string; email?: string | null; avatar_url?: string | null; invite?: boolean }
 export interface MatchStatus {
   status: 'idle' | 'waiting' | 'matched';
   queue_id?: string; position?: number;
@@ -31,6 +31,11 @@ export interface PanelClient {
     restore(): Promise<Joueur | null>;
     logout(): Promise<unknown>;
     onChange(cb: (joueur: Joueur | null) => void): () => void;
+    /** Accounts (optional: a preview client may leave them out; the panel then reports the call as unavailable). */
+    guest?(): Promise<Joueur>;
+    link?(p: { pseudo?: string; email: string; password: string } | { idToken: string }): Promise<Joueur>;
+    requestReset?(email: string): Promise<unknown>;
+    reset?(p: { email: string; code: string; password: string }): Promise<unknown>;
   };
   panel(): Promise<unknown>;
   /** Used by <manette-boutique> only (optional: a preview client of the other panels may leave them out). */

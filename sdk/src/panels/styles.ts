@@ -86,6 +86,19 @@ input:focus-visible { outline-offset: 0; }
 .error:empty, .status:empty { display: none; }
 .status { margin: 0; color: var(--manette-couleur-texte-doux, #636e72); }
 .success { color: var(--manette-couleur-succes, #00b894); font-weight: 600; margin: 0; }
+/* <manette-login>'s announcements ("code sent", "password changed", "account linked"): the
+   theme's colour as a mark beside text in the text colour, readable whatever the colour. */
+.notice {
+  color: var(--manette-couleur-texte, #2d3436);
+  background: var(--manette-couleur-surface, #f5f6fa);
+  border-inline-start: 4px solid var(--manette-couleur-secondaire, #a29bfe);
+  border-radius: var(--manette-rayon-bordure, 8px);
+  padding: 0.5rem 0.75rem;
+  overflow-wrap: anywhere;
+}
+.notice.success { border-inline-start-color: var(--manette-couleur-succes, #00b894); font-weight: 600; }
+.notice:empty { display: none; }
+input#code { letter-spacing: 0.2em; font-variant-numeric: tabular-nums; }
 .code {
   font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace;
   font-size: 1.5rem;

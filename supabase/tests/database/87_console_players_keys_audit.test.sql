@@ -100,8 +100,8 @@ select is(pg_temp.pseudos(manette_admin.console_players('pk-a', '', 2, 2)), arra
 select is(manette_admin.console_players('pk-a', '', 2, 2)->'plus', 'false', 'the last page: no more');
 select is((manette_admin.console_players('pk-a', 'alice', 50, 0)->'joueurs'->0) - 'cree_le' - 'derniere_utilisation',
   jsonb_build_object('id', current_setting('test.alice'), 'pseudo', 'Alice', 'email', 'Alice@Example.test', 'pays', 'FR',
-                     'sessions_actives', 1),
-  'a listed player: id, pseudo, e-mail, country, active sessions (the revoked one not counted)');
+                     'sessions_actives', 1, 'suspension', null),
+  'a listed player: id, pseudo, e-mail, country, active sessions (the revoked one not counted), no suspension');
 select is(pg_temp.failure($$ select manette_admin.console_players('nope', '', 50, 0) $$)->>'error', 'game_not_found', 'unknown game');
 
 -- == One player ==================================================================
@@ -109,7 +109,7 @@ select is(manette_admin.console_player('pk-a', current_setting('test.alice')::uu
           - 'cree_le' - 'derniere_utilisation' - 'sessions' - 'lignes' - 'fichiers' - 'scores' - 'parties' - 'partie_en_cours',
   jsonb_build_object('id', current_setting('test.alice'), 'pseudo', 'Alice', 'email', 'Alice@Example.test', 'pays', 'FR',
     'sessions_actives', 1, 'sessions_total', 2, 'lignes_total', 1, 'fichiers_total', 1, 'scores_total', 1,
-    'parties_total', 1),
+    'parties_total', 1, 'suspension', null),
   'the profile players find gives, and the totals (parties: the list of its matches, not their count)');
 select is(array(select s->>'active' || ' ' || (s->>'revoquee_le' is null)
                 from jsonb_array_elements(manette_admin.console_player('pk-a', current_setting('test.alice')::uuid)->'sessions') s),

@@ -1,0 +1,65 @@
+// POST /players/me/supprimer → api.players_supprimer_start, the credential checked here, api.players_supprimer
+// SQL now: supabase/schema/functions/api.players_supprimer_start.sql, supabase/schema/functions/api.players_supprimer.sql
+import { z } from 'zod';
+import { defineRoute } from '../../http/route.js';
+import { callApi } from '../../db/pool.js';
+import { checkPassword, hashingQueue, passwordCost } from '../../security/password.js';
+
+interface Start {
+  supprime: boolean;
+  attempt_id: number | null;
+  password_hash: string | null;
+  google_sub: string | null;
+  invite: boolean;
+}
+
+export default defineRoute({
+  method: 'post',
+  path: '/players/me/supprimer',
+  tag: 'Players',
+  summary: 'Delete the logged-in player’s account (GDPR article 17)',
+  description: 'Confirmed by the password (`{password}`), or by a Google ID token issued within the last '
+    + '10 minutes for the account’s Google id (`{id_token}`); a guest, who has neither, sends `{}`. '
+    + 'Anything else: `invalid_credentials`, nothing changed (a wrong password counts as a failed login, '
+    + 'with the same limits). In one transaction: the queue left, ongoing matches abandoned, then every '
+    + 'personal datum erased; the player stays only as an anonymous participant (`supprime-…`) of the '
+    + 'matches they played. Idempotent: the same token again (now revoked) gets the same answer.',
+  auth: 'player',
+  body: z.object({
+    password: z.string().min(1).max(128).optional(),
+    id_token: z.string().min(1).max(8192).optional(),
+  }).refine((b) => b.password === undefined || b.id_token === undefined, {
+    message: 'password ou id_token, pas les deux', path: ['id_token'],
+  }),
+  response: z.object({ data: z.object({ supprime: z.literal(true) }) }),
+  async handler({ body, ctx, deps }) {
+    if (body.password !== undefined) {
+      // A place for the hash first: when hashing is saturated, 503 before the attempt is counted.
+      const cost = passwordCost(deps.settings);
+      const ticket = hashingQueue(cost).reserve();
+      let start: Start;
+      try {
+        start = await callApi<Start>(deps.pool, 'players_supprimer_start', ctx);
+      } catch (err) {
+        ticket.cancel();
+        throw err;
+      }
+      if (start.supprime) { ticket.cancel(); return { data: { supprime: true } }; }
+      const { ok } = await checkPassword(body.password, start.password_hash, cost, ticket);
+      return callApi(deps.pool, 'players_supprimer', ctx, {
+        methode: 'password', attempt_id: start.attempt_id, verified: ok, verified_password_hash: start.password_hash,
+      });
+    }
+    const start = await callApi<Start>(deps.pool, 'players_supprimer_start', ctx);
+    if (start.supprime) return { data: { supprime: true } };
+    if (body.id_token !== undefined) {
+      // Signature, issuer and expiry here; audience, account and freshness in api.players_supprimer.
+      const identity = await deps.verifyGoogleIdToken(body.id_token);
+      return callApi(deps.pool, 'players_supprimer', ctx, {
+        methode: 'google', attempt_id: start.attempt_id, verified: identity !== null,
+        google: identity ? { aud: identity.aud, sub: identity.sub, iat: identity.iat } : null,
+      });
+    }
+    return callApi(deps.pool, 'players_supprimer', ctx, { methode: 'aucune', attempt_id: start.attempt_id });
+  },
+});
