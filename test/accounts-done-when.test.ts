@@ -2,14 +2,15 @@
 // a clone has: no .manette, no sdk/dist), `npm start` in it on its embedded database and
 // without MANETTE_SMTP_URL (so mail goes to the twin's loopback catcher, which prints it in
 // the terminal), the demo page in Chromium. A player plays the demo as a guest (wins a
-// match, buys a potion), keeps their progress with an e-mail, signs out, uses "Mot de passe
+// match, buys a potion), links an e-mail in the login panel, signs out, uses "Mot de passe
 // oublié ?", reads the code in the mail `npm start` printed, resets the password, signs in
-// with it (the same player), exports their data (the file has what they did) and deletes the
-// account (signing in is then refused). Then the studio bans two players with the real CLI
-// against that running instance: a guest (their open page, linking and "Jouer sans compte"
-// on the same device are refused) and an account with an e-mail (signing in and resetting
-// the password are refused, the end date is named); after `unban` both come back, as the
-// same players. Screenshots of the account area (desktop and phone, French and English).
+// with it (the same player), exports their data from the page's account area (the file has
+// what they did) and deletes the account (signing in is then refused). Then the studio bans
+// two players with the real CLI against that running instance: a guest (the session she
+// had is refused, for linking too; her page signs out; "Jouer sans compte" on the same
+// device is refused) and an account with an e-mail (signing in and resetting the password
+// are refused, the end date named); after `unban` both come back, as the same players.
+// Screenshots of the account area (desktop and phone, French and English).
 // Nothing asserts how long anything took.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
