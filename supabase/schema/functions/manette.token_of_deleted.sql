@@ -18,4 +18,5 @@ AS $function$
 $function$;
 alter function manette.token_of_deleted(uuid,text) owner to postgres;
 revoke all on function manette.token_of_deleted(uuid,text) from public;
+grant execute on function manette.token_of_deleted(uuid,text) to manette_admin;
 grant execute on function manette.token_of_deleted(uuid,text) to manette_engine;
