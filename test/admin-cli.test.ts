@@ -342,6 +342,7 @@ describe('manette players and manette match', () => {
     const fields = Object.fromEntries(r.stdout.trim().split('\n').map((l) => l.split(/ +: /) as [string, string]));
     expect(fields).toEqual({
       id: alice.id, pseudo: 'Alice', 'e-mail': 'Alice@Example.test', pays: 'FR', 'inscrit le': expect.stringMatching(/Z$/),
+      invité: 'non', suspendu: '—', 'supprimé le': '—',
       'sessions actives': '2', 'dernière utilisation': expect.stringMatching(/Z$/), 'partie en cours': '—', parties: '0',
     });
     const en = await cli(['players', 'find', 'adm-play', 'ALICE@example.test'], EN);
@@ -353,6 +354,7 @@ describe('manette players and manette match', () => {
       ok: true,
       data: {
         id: alice.id, pseudo: 'Alice', email: 'Alice@Example.test', pays: 'FR', cree_le: expect.any(String),
+        invite: false, suspension: null, supprime_le: null,
         sessions_actives: 2, derniere_utilisation: expect.any(String), partie_en_cours: null, parties: 0,
       },
     });

@@ -141,6 +141,14 @@ describe('manette players ban / unban', () => {
     // The text answer says the date too.
     const text = await cli(['players', 'ban', 'bans', 'cyd', '--jusqu-a', '2099-06-16', '--raison', 'récidive'], EN);
     expect(text.stdout.split('\n')[0]).toBe(`Cyd (${cyd.data.joueur.id}) is suspended until 2099-06-16T00:00:00.000Z.`);
+
+    // `players find` shows the suspension in force.
+    const found = await cliJson(['players', 'find', 'bans', 'cyd']);
+    expect(found.body.data).toMatchObject({ invite: false, supprime_le: null,
+      suspension: { depuis: expect.any(String), jusqu_a: '2099-06-16T00:00:00.000Z', raison: 'récidive' } });
+    const shown = await cli(['players', 'find', 'bans', 'cyd'], EN);
+    expect(shown.stdout).toContain('suspended         : since ');
+    expect(shown.stdout).toContain(', until 2099-06-16T00:00:00.000Z: récidive\n');
   });
 
   it('a temporary ban ends by itself at its date', async () => {

@@ -10,6 +10,7 @@ import { adminCall, answer, jsonHelp, textFields, type CommandContext } from '..
 
 export interface PlayerCard {
   id: string; pseudo: string; email: string | null; pays: string | null; cree_le: string;
+  invite: boolean; suspension: { depuis: string; jusqu_a: string | null; raison: string } | null; supprime_le: string | null;
   sessions_actives: number; derniere_utilisation: string | null;
   partie_en_cours: { id: string; mode_jeu: string; code_salon: string; cree_le: string } | null;
   parties: number;
@@ -71,6 +72,13 @@ export function registerPlayers(program: Command, ctx: CommandContext): void {
           ['e-mail', p.email],
           [fr ? 'pays' : 'country', p.pays],
           [fr ? 'inscrit le' : 'created', p.cree_le],
+          [fr ? 'invité' : 'guest', p.invite ? (fr ? 'oui' : 'yes') : (fr ? 'non' : 'no')],
+          [fr ? 'suspendu' : 'suspended', p.suspension && say({
+            fr: 'depuis {depuis}, {fin} : {raison}', en: 'since {depuis}, {fin}: {raison}',
+          }, ctx.lang, { depuis: p.suspension.depuis, raison: p.suspension.raison,
+            fin: p.suspension.jusqu_a ? say({ fr: 'jusqu’au {d}', en: 'until {d}' }, ctx.lang, { d: p.suspension.jusqu_a })
+              : (fr ? 'jusqu’à unban' : 'until unban') })],
+          [fr ? 'supprimé le' : 'deleted', p.supprime_le],
           [fr ? 'sessions actives' : 'active sessions', p.sessions_actives],
           [fr ? 'dernière utilisation' : 'last used', p.derniere_utilisation],
           [fr ? 'partie en cours' : 'match in progress', live && say({ fr: '{id} (mode {mode}, salon {code})', en: '{id} (mode {mode}, room {code})' },
