@@ -503,6 +503,10 @@ describe('a board with many entries', () => {
     // One insert each: players, then one entry per player (values 0..99,999: ties everywhere).
     await app.sql(`insert into manette.players (game_id, pseudo)
                    select g.id, 'grand_' || i from manette.games g, generate_series(1, $1::integer) i where g.slug = 'classements'`, [ROWS]);
+    // The players' statistics now, before the entries: a plan cached while the table was
+    // small (the foreign key's check of each entry, prepared once per connection) would
+    // otherwise scan 300,000 players for each of 300,000 entries. ANALYZE invalidates it.
+    await app.sql('analyze manette.players');
     await app.sql(`insert into manette.leaderboard_entries (leaderboard_id, period_start, player_id, game_id, value, sort_key, reached_at)
                    select l.id, '-infinity', p.id, p.game_id, v.value, -v.value, now() - random() * interval '30 days'
                    from manette.leaderboards l
