@@ -191,7 +191,8 @@ values (manette.token_hash('pt_admoldddddddddddddddddddddddddddddddddddddddd'), 
 set local role manette_admin;
 select is(manette_admin.players_find('adm-a', 'aLiCe') - 'cree_le' - 'derniere_utilisation',
   jsonb_build_object('id', current_setting('test.alice'), 'pseudo', 'Alice', 'email', 'Alice@Example.test', 'pays', 'FR',
-    'sessions_actives', 1, 'partie_en_cours', null, 'parties', 0),
+    'sessions_actives', 1, 'partie_en_cours', null, 'parties', 0,
+    'invite', false, 'suspension', null, 'supprime_le', null),
   'a player by pseudo, in any case (a revoked session is not counted)');
 select is(manette_admin.players_find('adm-a', 'ALICE@example.TEST')->>'id', current_setting('test.alice'), 'by e-mail, in any case');
 select is(manette_admin.players_find('adm-a', current_setting('test.alice'))->>'pseudo', 'Alice', 'by id');

@@ -109,7 +109,7 @@ select is(manette_admin.console_player('pk-a', current_setting('test.alice')::uu
           - 'cree_le' - 'derniere_utilisation' - 'sessions' - 'lignes' - 'fichiers' - 'scores' - 'parties' - 'partie_en_cours',
   jsonb_build_object('id', current_setting('test.alice'), 'pseudo', 'Alice', 'email', 'Alice@Example.test', 'pays', 'FR',
     'sessions_actives', 1, 'sessions_total', 2, 'lignes_total', 1, 'fichiers_total', 1, 'scores_total', 1,
-    'parties_total', 1, 'suspension', null),
+    'parties_total', 1, 'suspension', null, 'invite', false, 'supprime_le', null),
   'the profile players find gives, and the totals (parties: the list of its matches, not their count)');
 select is(array(select s->>'active' || ' ' || (s->>'revoquee_le' is null)
                 from jsonb_array_elements(manette_admin.console_player('pk-a', current_setting('test.alice')::uuid)->'sessions') s),
