@@ -183,6 +183,21 @@ export function hashingQueue(cost: PasswordCost, parallelism?: number): HashingQ
   return hasher(cost, parallelism).queue;
 }
 
+/**
+ * A place in the hashing queue first, then `start` (the SQL call that counts a password
+ * attempt): when hashing is saturated, 503 before the attempt is counted. The place is given
+ * back when `start` fails; the caller spends it on checkPassword, or cancels it.
+ */
+export async function reserveHashThen<T>(cost: PasswordCost, start: () => Promise<T>): Promise<{ ticket: HashTicket; started: T }> {
+  const ticket = hashingQueue(cost).reserve();
+  try {
+    return { ticket, started: await start() };
+  } catch (err) {
+    ticket.cancel();
+    throw err;
+  }
+}
+
 /** argon2id of `password` with the cost's parameters (or `params`), `length` bytes, in the caller's ticket. */
 export function argon2idKey(password: string, salt: Uint8Array, cost: PasswordCost, length = KEY_LENGTH, params?: Argon2Params): Promise<Uint8Array> {
   const h = hasher(cost);

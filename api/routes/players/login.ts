@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';
-import { checkPassword, hashingQueue, passwordCost } from '../../security/password.js';
+import { checkPassword, passwordCost, reserveHashThen } from '../../security/password.js';
 import { newPlayerToken } from '../../security/tokens.js';
 import { Session } from '../schemas.js';
 
@@ -27,16 +27,9 @@ export default defineRoute({
   }),
   response: Session,
   async handler({ body, ctx, deps }) {
-    // A place for the hash first: when hashing is saturated, 503 before the attempt is counted.
     const cost = passwordCost(deps.settings);
-    const ticket = hashingQueue(cost).reserve();
-    let start: { attempt_id: number; password_hash: string | null };
-    try {
-      start = await callApi(deps.pool, 'players_login_start', ctx, { identifiant: body.identifiant ?? body.email });
-    } catch (err) {
-      ticket.cancel();
-      throw err;
-    }
+    const { ticket, started: start } = await reserveHashThen(cost, () => callApi<{ attempt_id: number; password_hash: string | null }>(
+      deps.pool, 'players_login_start', ctx, { identifiant: body.identifiant ?? body.email }));
     // A right password against an old (scrypt) or weaker hash also gives the new hash, which
     // the finishing call stores only if the player's hash is still the one checked here.
     const { ok: succeeded, rehash } = await checkPassword(body.password, start.password_hash, cost, ticket, { rehash: true });

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';
-import { checkPassword, hashingQueue, passwordCost } from '../../security/password.js';
+import { checkPassword, passwordCost, reserveHashThen } from '../../security/password.js';
 
 interface Start {
   supprime: boolean;
@@ -34,16 +34,8 @@ export default defineRoute({
   response: z.object({ data: z.object({ supprime: z.literal(true) }) }),
   async handler({ body, ctx, deps }) {
     if (body.password !== undefined) {
-      // A place for the hash first: when hashing is saturated, 503 before the attempt is counted.
       const cost = passwordCost(deps.settings);
-      const ticket = hashingQueue(cost).reserve();
-      let start: Start;
-      try {
-        start = await callApi<Start>(deps.pool, 'players_supprimer_start', ctx);
-      } catch (err) {
-        ticket.cancel();
-        throw err;
-      }
+      const { ticket, started: start } = await reserveHashThen(cost, () => callApi<Start>(deps.pool, 'players_supprimer_start', ctx));
       if (start.supprime) { ticket.cancel(); return { data: { supprime: true } }; }
       const { ok } = await checkPassword(body.password, start.password_hash, cost, ticket);
       return callApi(deps.pool, 'players_supprimer', ctx, {
