@@ -136,10 +136,15 @@ describe.skipIf(!haveBrowser)('web demo in a browser', () => {
 
     // A new match: one click queues again (the panel waits for an opponent), and nothing
     // of the last match stays on the page.
-    for (const p of [x, o]) {
-      await p.page.getByRole('button', { name: 'Nouvelle partie' }).click();
-      expect(await p.page.locator('#match').isHidden()).toBe(true);
-    }
+    // The first to click finds nobody waiting: its page shows no match. The second is
+    // matched at once with the first, and its page may already show the NEW match when the
+    // check runs (a loaded machine): hidden, or another room than the last one.
+    const lastRoom = await x.page.locator('#room-code').textContent();
+    await x.page.getByRole('button', { name: 'Nouvelle partie' }).click();
+    expect(await x.page.locator('#match').isHidden()).toBe(true);
+    await o.page.getByRole('button', { name: 'Nouvelle partie' }).click();
+    expect(await o.page.locator('#match').isHidden()
+      || await o.page.locator('#room-code').textContent() !== lastRoom).toBe(true);
     for (const p of [x, o]) await p.page.locator('#match').waitFor({ state: 'visible', timeout: 20_000 });
     await expect.poll(async () => [await turn(x).textContent(), await turn(o).textContent()].sort().join('|'), { timeout: 15_000 })
       .toMatch(/^(À toi de jouer !\|Tour de .+…|Tour de .+…\|À toi de jouer !)$/);
