@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { createLogger } from './logger.js';
 import type { Settings } from './config/settings.js';
-import { migrate } from './db/migrate.js';
+import { migrate, type MigrationSource } from './db/migrate.js';
 import { callApi, createPool, verifyApiIdentity, type Pool } from './db/pool.js';
 import { applyGameFile, gameCount } from './config/apply.js';
 import { demoPageOfGame, existingDemoGame, setDemoPage, type DemoPage } from './config/demo.js';
@@ -38,8 +38,10 @@ export interface Service {
 }
 
 export interface StartOptions {
-  /** Manette's migrations, then a studio's own (api/cli/project.ts). */
-  migrationDirs?: string[];
+  /** Manette's migrations, or a studio's folder (api/cli/project.ts). */
+  migrations?: MigrationSource;
+  /** Apply migration files older than the latest applied one too (`--include-all`). */
+  includeAll?: boolean;
   /** A studio's game file: applied at every start (idempotent), instead of the demo. */
   gameFile?: string;
   lang?: Lang;
@@ -76,7 +78,7 @@ export async function startService(
       cleanups.push(() => embedded!.stop());
       databaseUrl = embedded.url;
     }
-    const applied = await migrate(databaseUrl, opts.migrationDirs);
+    const applied = await migrate(databaseUrl, opts.migrations, { includeAll: opts.includeAll });
     if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
 
     // A studio's game file is its source of truth: applied at every start (an unchanged

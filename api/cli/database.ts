@@ -20,15 +20,15 @@ export class CliError extends Error {
 
 export async function withDatabase<T>(
   settings: Settings, project: Project, lang: Lang,
-  opts: { migrateDatabaseUrl: boolean }, fn: (databaseUrl: string) => Promise<T>,
+  opts: { migrateDatabaseUrl: boolean; includeAll?: boolean }, fn: (databaseUrl: string) => Promise<T>,
 ): Promise<T> {
   if (settings.DATABASE_URL) {
-    if (opts.migrateDatabaseUrl) await migrate(settings.DATABASE_URL, project.migrationDirs);
+    if (opts.migrateDatabaseUrl) await migrate(settings.DATABASE_URL, project.migrations, { includeAll: opts.includeAll });
     return fn(settings.DATABASE_URL);
   }
   const running = await runningInstance(settings.MANETTE_DATA_DIR);
   if (running?.databaseUrl) {
-    await migrate(running.databaseUrl, project.migrationDirs);
+    await migrate(running.databaseUrl, project.migrations, { includeAll: opts.includeAll });
     return fn(running.databaseUrl);
   }
   const lock = await claimInstance(settings.MANETTE_DATA_DIR);
@@ -40,7 +40,7 @@ export async function withDatabase<T>(
       dataDir: path.join(settings.MANETTE_DATA_DIR, 'postgres'), port: settings.MANETTE_PG_PORT,
     });
     try {
-      await migrate(pg.url, project.migrationDirs);
+      await migrate(pg.url, project.migrations, { includeAll: opts.includeAll });
       return await fn(pg.url);
     } finally {
       await pg.stop();

@@ -2,6 +2,7 @@
 // stdout in the API's envelope ({"ok": true, "data": ...} / {"ok": false, "error", "message"}).
 // Errors are said in the user's language; exit code 1 on any failure.
 import { asAdmin } from '../db/admin.js';
+import { MigrationRefused } from '../db/migrate.js';
 import { detailMessageFor, messageFor, type Lang } from '../http/messages.js';
 import type { Settings } from '../config/settings.js';
 import { readSettings } from '../config/settings.js';
@@ -64,6 +65,8 @@ export function describeFailure(err: unknown, lang: Lang): Failure {
   if (/ECONNREFUSED|ENOTFOUND|ETIMEDOUT|Connection terminated|password authentication failed/i.test(`${code} ${e.message ?? ''}`)) {
     return { error: 'unavailable', message: say({ fr: 'Base de données injoignable : {m}', en: 'Cannot reach the database: {m}' }, lang, { m: e.message ?? code }) };
   }
+  const refused = refusalText(err, lang);
+  if (refused) return { error: `migration_${(err as MigrationRefused).code}`, message: refused };
   const migration = migrationFailure((err as Error)?.message ?? '', lang);
   if (migration) return migration;
   const rules = rulesProblemText((err as Error)?.message ?? '', lang);
@@ -74,7 +77,32 @@ export function describeFailure(err: unknown, lang: Lang): Failure {
 /** An error's text for a person: the migration runner's refusals translated, else as is. */
 export function errorText(err: unknown, lang: Lang): string {
   const message = (err as Error)?.message ?? String(err);
-  return migrationFailure(message, lang)?.message ?? rulesProblemText(message, lang) ?? message;
+  return refusalText(err, lang) ?? migrationFailure(message, lang)?.message ?? rulesProblemText(message, lang) ?? message;
+}
+
+/** The runner's refusals about a studio's folder and the order of files, with their fix. */
+function refusalText(err: unknown, lang: Lang): string | undefined {
+  if (!(err instanceof MigrationRefused)) return undefined;
+  const files = err.files.length > 4 ? `${err.files.slice(0, 2).join(', ')}, …, ${err.files.at(-1)}` : err.files.join(', ');
+  if (err.code === 'out_of_order') {
+    return say({
+      fr: 'Des migrations passeraient avant la dernière déjà appliquée à cette base : {files}. Comme `supabase db push`, Manette ne les applique pas en silence : relance la commande avec --include-all pour les appliquer quand même (`npx manette start --include-all`, `npx manette apply --include-all`), comme `supabase db push --include-all`, ou donne-leur une version plus récente. Rien n’a été appliqué.',
+      en: 'Found migrations to be inserted before the last one applied to this database: {files}. As `supabase db push`, Manette does not apply them silently: rerun the command with --include-all to apply them anyway (`npx manette start --include-all`, `npx manette apply --include-all`), as `supabase db push --include-all`, or give them a later version. Nothing was applied.',
+    }, lang, { files });
+  }
+  if (err.code === 'not_copied') {
+    return say({
+      fr: 'Le paquet Manette a {n} migration(s) que supabase/migrations ne porte pas encore ({files}) : lance `npx manette supabase-migrations` (elle les écrit en un fichier daté de maintenant), puis recommence. Rien n’a été appliqué.',
+      en: 'Manette\'s package has {n} migration(s) that supabase/migrations does not carry yet ({files}): run `npx manette supabase-migrations` (it writes them as one file dated now), then try again. Nothing was applied.',
+    }, lang, { n: err.files.length, files });
+  }
+  if (err.code === 'edited_copy') {
+    return say({
+      fr: 'Copie modifiée du SQL de Manette : {files}. Une copie ne change jamais : supprime-la et relance `npx manette supabase-migrations` (là où elle est déjà appliquée, remets-la telle quelle), et mets ton changement dans une nouvelle migration. Rien n’a été appliqué.',
+      en: 'Edited copy of Manette\'s SQL: {files}. A copy never changes: delete it and run `npx manette supabase-migrations` again (where it is already applied, restore it as it was), and put your change in a new migration. Nothing was applied.',
+    }, lang, { files });
+  }
+  return undefined;
 }
 
 /** The migration runner's refusals (api/db/migrate.ts, in English), in the user's language. */

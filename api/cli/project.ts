@@ -1,11 +1,12 @@
 // Where the `manette` command works: Manette's own checkout (`npm start` here), or a
 // studio's folder where Manette is an installed package (`npx manette start` there).
-// In a studio's folder, its own supabase/migrations apply after Manette's, its
-// supabase/tests/database are what `manette test` runs, and its game.json is its game.
+// In a studio's folder, its supabase/migrations (its own files and its copies of Manette's
+// SQL, api/db/manette-copy.ts) are what applies, its supabase/tests/database are what
+// `manette test` runs, and its game.json is its game.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MIGRATIONS_DIR } from '../db/migrate.js';
+import { MIGRATIONS_DIR, type MigrationSource } from '../db/migrate.js';
 
 /** The root of the Manette package (this checkout, or node_modules/manette in a studio). */
 export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -15,8 +16,8 @@ export interface Project {
   root: string;
   /** A studio's folder (Manette comes from its node_modules), not Manette's own checkout. */
   studio: boolean;
-  /** Manette's migrations, then the studio's own (when it has any). */
-  migrationDirs: string[];
+  /** Manette's folder here; in a studio's folder, its own beside Manette's package. */
+  migrations: MigrationSource;
   /** The studio's own migrations folder (`supabase/migrations`). */
   ownMigrationsDir: string;
   /** The pgTAP files `manette test` runs. */
@@ -33,7 +34,7 @@ export function resolveProject(cwd: string = process.cwd()): Project {
   return {
     root,
     studio,
-    migrationDirs: studio && existsSync(ownMigrationsDir) ? [MIGRATIONS_DIR, ownMigrationsDir] : [MIGRATIONS_DIR],
+    migrations: studio && existsSync(ownMigrationsDir) ? { manetteDir: MIGRATIONS_DIR, studioDir: ownMigrationsDir } : MIGRATIONS_DIR,
     ownMigrationsDir,
     testsDir: path.join(root, 'supabase', 'tests', 'database'),
     gameFile: studio && existsSync(gameFile) ? gameFile : undefined,

@@ -18,12 +18,15 @@ export function registerApply(program: Command, ctx: CommandContext): void {
     .option('--json', ctx.lang === 'fr'
       ? 'répond par un seul document JSON : {"ok": true, "jeu", "api_key"}, ou {"ok": false, "error", "message"}'
       : 'answer with one JSON document: {"ok": true, "jeu", "api_key"}, or {"ok": false, "error", "message"}')
-    .action(async (given: string | undefined) => {
+    .option('--include-all', ctx.lang === 'fr'
+      ? 'applique aussi les migrations plus anciennes que la dernière appliquée (comme supabase db push --include-all)'
+      : 'also apply migrations older than the latest applied one (as supabase db push --include-all)')
+    .action(async (given: string | undefined, opts: { includeAll?: boolean }) => {
       const file = given ?? ctx.project.gameFile ?? '';
       try {
         if (!file) throw new GameFileError(ctx.lang === 'fr' ? 'quel fichier ? npx manette apply <fichier>' : 'which file? npx manette apply <file>', 'file_missing');
         await readGameFile(file, ctx.lang); // a bad file is reported before any database work
-        const result = await withDatabase(ctx.settings(), ctx.project, ctx.lang, { migrateDatabaseUrl: true },
+        const result = await withDatabase(ctx.settings(), ctx.project, ctx.lang, { migrateDatabaseUrl: true, includeAll: !!opts.includeAll },
           (url) => applyGameFile(url, file, ctx.lang));
         console.log(JSON.stringify(result));
       } catch (err) {

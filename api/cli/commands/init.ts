@@ -1,13 +1,17 @@
 // `manette init`: a studio's project in the current folder, with Manette as a package.
-// It writes only the studio's own files (game.json, its migrations, tests, README,
-// package.json scripts), never a copy of Manette: `npm update manette`
-// upgrades without a merge. A file that exists is kept as it is.
+// It writes the studio's own files (game.json, its example migration, tests, README,
+// package.json scripts) and, in supabase/migrations, the copy of Manette's SQL that the
+// Supabase CLI and Manette's runner apply first (`manette supabase-migrations`); Manette's
+// code stays in the package: `npm update manette` upgrades without a merge. A file that
+// exists is kept as it is.
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { listMigrations } from '../../db/migrate.js';
+import { nextMigrationVersion, versionAt } from '../../db/migration-version.js';
+import { writeSupabaseMigrations } from './supabase-migrations.js';
 import { CliError } from '../database.js';
 import { say } from '../locale.js';
 import { reportFailure, requireStudio, type CommandContext } from '../output.js';
@@ -20,11 +24,6 @@ export function slugFromName(name: string): string {
   const slug = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
     .replace(/[^a-z0-9_-]+/g, '-').replace(/^[-_]+|[-_]+$/g, '').slice(0, 63);
   return /^[a-z0-9]/.test(slug) ? slug : 'mon-jeu';
-}
-
-/** YYYYMMDDHHMMSS (UTC), as `supabase migration new` names migrations. */
-function migrationVersion(at: Date): string {
-  return at.toISOString().replace(/[-:T]/g, '').slice(0, 14);
 }
 
 /** The studio's example game: a server-written table, a win leaderboard, the web demo's
@@ -97,14 +96,19 @@ export function registerInit(program: Command, ctx: CommandContext): void {
         const template = (relative: string) => readFile(path.join(TEMPLATE, relative), 'utf8');
 
         await write('game.json', `${JSON.stringify(gameFile(jeu, path.basename(root)), null, 2)}\n`);
-        // The example migration sorts after every Manette migration (it needs Manette's roles).
+        // Manette's SQL first (it dates its copy now), then the example, which needs it.
         const ownDir = path.join(root, 'supabase', 'migrations');
-        const hasOwnMigrations = existsSync(ownDir) && (await listMigrations(ownDir)).length > 0;
-        if (!hasOwnMigrations) {
-          const lastManette = (await listMigrations()).at(-1)!.version;
-          const now = migrationVersion(new Date());
-          const version = now > lastManette ? now : String(BigInt(lastManette) + 1n);
-          await write(`supabase/migrations/${version}_regles_nim.sql`, await template('supabase/migrations/regles_nim.sql'));
+        const hadMigrations = existsSync(ownDir) && (await listMigrations(ownDir)).length > 0;
+        const copy = await writeSupabaseMigrations(ownDir);
+        created.push(...copy.written.map((f) => `supabase/migrations/${f}`));
+        if (!hadMigrations) {
+          // Dated at the current second, after the copy's: wait for the next second if the
+          // copy took this one (a version is never a chosen future date).
+          const taken = (await listMigrations(ownDir)).map((m) => m.version);
+          for (const until = Date.now() + 2000; nextMigrationVersion(taken) > versionAt(new Date()) && Date.now() < until;) {
+            await new Promise((r) => setTimeout(r, 50));
+          }
+          await write(`supabase/migrations/${nextMigrationVersion(taken)}_regles_nim.sql`, await template('supabase/migrations/regles_nim.sql'));
         }
         await write('supabase/tests/database/nim.test.sql', await template('supabase/tests/database/nim.test.sql'));
         await write('README.md', (await template('README.md')).replaceAll('{{nom}}', path.basename(root)));

@@ -18,7 +18,10 @@ export function registerStart(program: Command, ctx: CommandContext): void {
     .description(lang === 'fr'
       ? 'démarre le service (Postgres embarqué, sauf si DATABASE_URL est défini)'
       : 'start the service (embedded Postgres unless DATABASE_URL is set)')
-    .action(async () => {
+    .option('--include-all', lang === 'fr'
+      ? 'applique aussi les migrations plus anciennes que la dernière appliquée (comme supabase db push --include-all)'
+      : 'also apply migrations older than the latest applied one (as supabase db push --include-all)')
+    .action(async (opts: { includeAll?: boolean }) => {
       let settings = ctx.settings();
       // Request lines would scroll the banner away in a terminal: there they go to a file.
       const requestLog = settings.MANETTE_REQUEST_LOG === 'stdout' ? undefined
@@ -45,7 +48,7 @@ export function registerStart(program: Command, ctx: CommandContext): void {
           settings = { ...settings, MANETTE_SMTP_URL: mailCatcher.url };
         }
         service = await startService(settings, logger, {
-          migrationDirs: ctx.project.migrationDirs, gameFile: ctx.project.gameFile, lang, requestLog,
+          migrations: ctx.project.migrations, includeAll: !!opts.includeAll, gameFile: ctx.project.gameFile, lang, requestLog,
         });
       } catch (err) {
         await mailCatcher?.stop();

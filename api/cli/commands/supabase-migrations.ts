@@ -1,60 +1,64 @@
-// `manette supabase-migrations`: writes Manette's migrations into the studio's
-// supabase/migrations, so that the Supabase CLI (`supabase db push`, `migration up`,
-// `test db`) sees one folder. Each file keeps its version and its bytes: the Supabase CLI
-// and `manette start` then record the same versions with the same checksums, whichever
-// applies them first. Versions are Manette's release timestamps, so they sort before the
-// migrations a studio writes after installing that release; after an upgrade, running it
-// again adds only the new files (an edited copy is refused, never overwritten).
-import { existsSync } from 'node:fs';
+// `manette supabase-migrations`: writes the Manette SQL that the studio's
+// supabase/migrations does not carry yet as ONE file versioned at the time of the copy
+// (api/db/manette-copy.ts), so it sorts after everything the studio already has: the
+// Supabase CLI then applies every Manette upgrade and every studio change with a plain
+// `supabase db push`, in the same order on the project and on a fresh database. The file
+// names, in its header, each Manette migration it carries with its checksum; `manette
+// start`, `test` and `apply` read the folder the same way (api/db/migrate.ts).
+//
+// Its version is the current second, or one second after the studio's latest file when
+// that is later: never a second a later `supabase migration new` could also take. One
+// exception: a folder that carries no Manette SQL yet but has files of its own (made by an
+// earlier `manette init`, which relied on Manette's package) gets its first copy one
+// second before its earliest file, since those files need Manette's schemas.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { listMigrations, MIGRATIONS_DIR, sha256 } from '../../db/migrate.js';
+import { MIGRATIONS_DIR, MigrationRefused, readStudioFolder } from '../../db/migrate.js';
+import { renderCopy } from '../../db/manette-copy.js';
+import { nextMigrationVersion, shiftVersion } from '../../db/migration-version.js';
 import { CliError } from '../database.js';
 import { say } from '../locale.js';
 import { answer, requireStudio, type CommandContext } from '../output.js';
-
-/** The name a Manette migration gets in a studio's folder: its version, `manette_`, its name. */
-export const studioFileName = (version: string, name: string) => `${version}_manette_${name}.sql`;
+import { PACKAGE_ROOT } from '../project.js';
 
 export interface WrittenMigrations {
+  /** The file written (none when nothing was new). */
   written: string[];
-  present: string[];
-  /** Studio migrations that sort after a newly written one (`--include-all` needed where they are applied). */
-  later_own: string[];
+  /** The Manette migrations it carries (`<version>_<name>`). */
+  carries: string[];
+  /** How many Manette migrations the folder carried already. */
+  present: number;
+  /** A first copy placed before the studio's own files (see above). */
+  before_own: string[];
 }
 
-export async function writeSupabaseMigrations(targetDir: string): Promise<WrittenMigrations> {
+export async function writeSupabaseMigrations(
+  targetDir: string, opts: { manetteDir?: string; now?: Date } = {},
+): Promise<WrittenMigrations> {
+  const now = opts.now ?? new Date();
   await mkdir(targetDir, { recursive: true });
-  const existing = await listMigrations(targetDir);
-  const byVersion = new Map(existing.map((m) => [m.version, m]));
-  const manette = await listMigrations(MIGRATIONS_DIR);
-  const result: WrittenMigrations = { written: [], present: [], later_own: [] };
-  const changed: string[] = [];
-  for (const m of manette) {
-    const bytes = await readFile(m.file);
-    const there = byVersion.get(m.version);
-    if (there) {
-      if (sha256(await readFile(there.file)) !== sha256(bytes)) changed.push(path.basename(there.file));
-      else result.present.push(path.basename(there.file));
-    }
+  const folder = await readStudioFolder(opts.manetteDir ?? MIGRATIONS_DIR, targetDir);
+  const present = folder.manette.length - folder.notCopied.length;
+  const result: WrittenMigrations = { written: [], carries: [], present, before_own: [] };
+  if (folder.notCopied.length === 0) return result;
+
+  const versions = new Set([...folder.files, ...folder.manette].map((m) => m.version));
+  const own = folder.files.filter((f) => !f.carries);
+  let version: string;
+  if (present === 0 && own.length > 0) {
+    version = shiftVersion(own[0]!.version, -1);
+    while (versions.has(version)) version = shiftVersion(version, -1);
+    result.before_own = own.map((f) => path.basename(f.file));
+  } else {
+    version = nextMigrationVersion(folder.files.map((f) => f.version), now);
   }
-  if (changed.length) {
-    throw new CliError(`${changed.join(', ')}: not Manette's migration of the same version`, { changed });
-  }
-  for (const m of manette) {
-    if (byVersion.has(m.version)) continue;
-    const file = path.join(targetDir, studioFileName(m.version, m.name));
-    await writeFile(file, await readFile(m.file)); // the same bytes: the same checksum
-    result.written.push(path.basename(file));
-  }
-  const manetteVersions = new Set(manette.map((m) => m.version));
-  // Only after an upgrade (some were written before): on the first run nothing is applied yet.
-  const firstWritten = result.written.map((f) => f.slice(0, 14)).sort()[0];
-  if (firstWritten && result.present.length > 0) {
-    result.later_own = existing.filter((m) => !manetteVersions.has(m.version) && m.version > firstWritten)
-      .map((m) => path.basename(m.file));
-  }
+  const last = folder.notCopied.at(-1)!;
+  const { version: pkgVersion } = JSON.parse(await readFile(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
+  const file = `${version}_manette_to_${last.version}.sql`;
+  await writeFile(path.join(targetDir, file), renderCopy(folder.notCopied, `Manette ${pkgVersion}`, now));
+  result.written.push(file);
+  result.carries = folder.notCopied.map((m) => `${m.version}_${m.name}`);
   return result;
 }
 
@@ -62,8 +66,8 @@ export function registerSupabaseMigrations(program: Command, ctx: CommandContext
   const { lang } = ctx;
   program.command('supabase-migrations')
     .description(lang === 'fr'
-      ? 'écrit les migrations de Manette dans supabase/migrations pour la CLI Supabase (seulement les nouvelles)'
-      : 'write Manette\'s migrations into supabase/migrations for the Supabase CLI (only the new ones)')
+      ? 'écrit dans supabase/migrations, en un fichier daté de maintenant, le SQL de Manette qui n’y est pas encore'
+      : 'write the Manette SQL that supabase/migrations lacks into it, as one file dated now')
     .option('--json', lang === 'fr' ? 'sortie JSON' : 'JSON output')
     .action(async (opts: { json?: boolean }) => {
       await answer(ctx, !!opts.json, async () => {
@@ -74,23 +78,26 @@ export function registerSupabaseMigrations(program: Command, ctx: CommandContext
         try {
           return await writeSupabaseMigrations(ctx.project.ownMigrationsDir);
         } catch (err) {
-          if (err instanceof CliError && (err.details as { changed?: string[] })?.changed) {
+          if (err instanceof MigrationRefused && err.code === 'edited_copy') {
             throw new CliError(say({
-              fr: 'Copie modifiée d’une migration de Manette : {files}. Les migrations ne changent jamais une fois appliquées : remets le fichier tel quel (supprime-le et relance cette commande) et mets ton changement dans une nouvelle migration. Rien n’a été écrit.',
-              en: 'Edited copy of a Manette migration: {files}. Migrations never change once applied: restore the file (delete it and run this command again) and put your change in a new migration. Nothing was written.',
-            }, lang, { files: (err.details as { changed: string[] }).changed.join(', ') }));
+              fr: 'Copie modifiée du SQL de Manette : {files}. Une copie ne change jamais : supprime-la et relance cette commande (là où elle est déjà appliquée, remets-la telle quelle), et mets ton changement dans une nouvelle migration. Rien n’a été écrit.',
+              en: 'Edited copy of Manette\'s SQL: {files}. A copy never changes: delete it and run this command again (where it is already applied, restore it as it was), and put your change in a new migration. Nothing was written.',
+            }, lang, { files: err.files.join(', ') }), { changed: err.files });
           }
           throw err;
         }
       }, (r) => [
         r.written.length
-          ? say({ fr: '{n} migration(s) de Manette écrite(s) dans supabase/migrations :', en: '{n} Manette migration(s) written into supabase/migrations:' }, lang, { n: r.written.length })
-          : say({ fr: 'Rien de nouveau : les {n} migrations de Manette sont déjà là.', en: 'Nothing new: the {n} Manette migrations are already there.' }, lang, { n: r.present.length }),
+          ? say({ fr: '{n} migration(s) de Manette écrite(s) dans supabase/migrations, en un fichier :', en: '{n} Manette migration(s) written into supabase/migrations, as one file:' }, lang, { n: r.carries.length })
+          : say({ fr: 'Rien de nouveau : supabase/migrations porte déjà les {n} migrations de Manette.', en: 'Nothing new: supabase/migrations already carries the {n} Manette migrations.' }, lang, { n: r.present }),
         ...r.written.map((f) => `  + ${f}`),
-        ...(r.later_own.length ? ['', say({
-          fr: 'Ces nouvelles migrations passent avant les tiennes ({files}) : là où celles-ci sont déjà appliquées, `supabase db push --include-all` (ou `supabase migration up --include-all`) les applique.',
-          en: 'These new migrations sort before yours ({files}): where those are already applied, `supabase db push --include-all` (or `supabase migration up --include-all`) applies them.',
-        }, lang, { files: r.later_own.join(', ') })] : []),
+        ...(r.carries.length ? [say({ fr: '    (porte {list})', en: '    (carries {list})' }, lang, {
+          list: r.carries.length > 4 ? `${r.carries.slice(0, 2).join(', ')}, …, ${r.carries.at(-1)}` : r.carries.join(', '),
+        })] : []),
+        ...(r.before_own.length ? ['', say({
+          fr: 'Cette première copie passe avant tes fichiers ({files}), qui ont besoin des schémas de Manette. Une base où Manette avait été appliqué par une ancienne version (`manette start` / `apply`) l’adopte sans rien rejouer au prochain `npx manette apply` ; pour la CLI Supabase sur un tel projet : `npx supabase migration repair --status applied {v}`.',
+          en: 'This first copy sorts before your files ({files}), which need Manette\'s schemas. A database where an earlier version applied Manette (`manette start` / `apply`) adopts it without running anything again at the next `npx manette apply`; for the Supabase CLI on such a project: `npx supabase migration repair --status applied {v}`.',
+        }, lang, { files: r.before_own.join(', '), v: r.written[0]!.slice(0, 14) })] : []),
         ...(r.written.length ? ['', say({ fr: 'Ensuite : npx supabase db push', en: 'Next: npx supabase db push' }, lang)] : []),
       ].join('\n'));
     });

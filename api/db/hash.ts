@@ -1,0 +1,3 @@
+import { createHash } from 'node:crypto';
+
+export const sha256 = (content: Buffer | string) => createHash('sha256').update(content).digest('hex');
