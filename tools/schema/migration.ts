@@ -73,7 +73,11 @@ function probe(db: SnapshotDatabase) {
       if (rows.length !== 1) throw new Error(`expected one function, the statement made ${rows.length}`);
       return { sig: rows[0]!.sig, kind: rows[0]!.kind === 'p' ? 'procedure' as const : 'function' as const };
     } catch (err) {
-      throw new Failed(`${rel(path.join(schemaDir, file))}: ${(err as Error).message}\n  in: ${create.split('\n')[0]}`);
+      const hint = (err as { code?: string }).code === '42P13'
+        ? '\n  Postgres replaces a function only with the same return type, parameter names and defaults: write that'
+          + '\n  migration by hand (drop function <its signature>; then the new create, owner, grants), then `npm run schema`.'
+        : '';
+      throw new Failed(`${rel(path.join(schemaDir, file))}: ${(err as Error).message}\n  in: ${create.split('\n')[0]}${hint}`);
     } finally {
       await db.client.query('rollback').catch(() => {});
     }

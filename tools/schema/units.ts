@@ -252,7 +252,8 @@ export function planMigration(from: Units, to: Units): Plan {
         const [create, ...rest] = neu.stmts;
         const [oldCreate, ...oldRest] = old?.stmts ?? [];
         if (create !== oldCreate) {
-          emit(phase, file, u.kind === 'view' ? create!.replace(/^create\s+(or\s+replace\s+)?view/i, 'create or replace view') : create!);
+          // `create` as written becomes `create or replace` (the object may exist already).
+          emit(phase, file, create!.replace(/^create\s+(?!or\s+replace\s)/i, 'create or replace '));
         }
         const pick = (stmts: string[], f: (s: string) => boolean) => stmts.filter(f);
         const owner = pick(rest, isOwner), oldOwner = pick(oldRest, isOwner);
