@@ -23,10 +23,16 @@ export function shiftVersion(version: string, seconds: number): string {
   return versionAt(new Date(t.getTime() + seconds * 1000));
 }
 
-/** The version of a new migration among `existing` ones: now, or one second after the latest. */
+/**
+ * The version of a new migration beside `existing` ones (versions, or file names starting
+ * with one): now, or one second after the latest when that is not earlier than now.
+ */
 export function nextMigrationVersion(existing: Iterable<string>, now: Date = new Date()): string {
-  const latest = [...existing].sort().at(-1);
+  const latest = [...existing].map((v) => /^\d{14}/.exec(v)?.[0]).filter((v): v is string => !!v).sort().at(-1);
   const current = versionAt(now);
   if (!latest || current > latest) return current;
   return shiftVersion(latest, 1);
 }
+
+/** A migration's name: lower-case letters, digits and `_`. */
+export const MIGRATION_NAME = /^[a-z0-9_]+$/;
