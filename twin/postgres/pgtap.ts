@@ -40,6 +40,17 @@ export async function installPgTap(shareDir: string): Promise<void> {
   if (!existsSync(path.join(target, 'pgtap.control'))) throw new Error('pgtap.control not found in the pgtap tarball');
 }
 
+/**
+ * Installs the shared pgTAP helpers (schema `manette_test`, supabase/test_helpers/
+ * manette_test.sql) into the database of the client, as the client's role (`postgres`,
+ * never the superuser). For tests only: the file is never part of a migration.
+ * Idempotent.
+ */
+export async function installTestHelpers(client: pg.Client): Promise<void> {
+  const file = new URL('../../supabase/test_helpers/manette_test.sql', import.meta.url);
+  await client.query(await readFile(file, 'utf8'));
+}
+
 export interface TapResult { planned: number | null; passed: number; failed: string[]; output: string }
 
 /**

@@ -11,7 +11,7 @@ import pg from 'pg';
 import { migrate } from '../../db/migrate.js';
 import { startEmbeddedPostgres } from '../../../twin/postgres/embedded.js';
 import { freePort } from '../../../twin/net.js';
-import { runTapFile } from '../../../twin/postgres/pgtap.js';
+import { installTestHelpers, runTapFile } from '../../../twin/postgres/pgtap.js';
 import { createProvisionedDatabase, databaseUrl } from '../../../twin/postgres/provision.js';
 import { CliError } from '../database.js';
 import { say } from '../locale.js';
@@ -50,6 +50,10 @@ export function registerTest(program: Command, ctx: CommandContext): void {
         // each file gets a copy, made by `postgres` (it owns the template).
         await createProvisionedDatabase(server.adminUrl, TEMPLATE_DB);
         await migrate(databaseUrl(server.url, TEMPLATE_DB), ctx.project.migrationDirs);
+        // The shared pgTAP helpers (schema manette_test), as `postgres`, into the template.
+        const helpers = new pg.Client({ connectionString: databaseUrl(server.url, TEMPLATE_DB) });
+        await helpers.connect();
+        try { await installTestHelpers(helpers); } finally { await helpers.end(); }
         const admin = new pg.Client({ connectionString: server.url });
         await admin.connect();
 

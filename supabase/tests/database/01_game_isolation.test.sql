@@ -9,16 +9,14 @@ grant usage on schema extensions to manette_api, manette_engine;
 select plan(22);
 
 -- == Two games, one player each, created through the public functions ==========
-select manette_admin.apply_game('{"jeu": "iso-a", "nom": "A"}', 'sk_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-select manette_admin.apply_game('{"jeu": "iso-b", "nom": "B"}', 'sk_live_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
-select set_config('test.game_a', (select id::text from manette.games where slug = 'iso-a'), true);
-select set_config('test.game_b', (select id::text from manette.games where slug = 'iso-b'), true);
+select manette_test.create_game('{"jeu": "iso-a", "nom": "A"}', 'sk_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+select manette_test.create_game('{"jeu": "iso-b", "nom": "B"}', 'sk_live_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
+select set_config('test.game_a', manette_test.game('iso-a')::text, true);
+select set_config('test.game_b', manette_test.game('iso-b')::text, true);
 
 set local role manette_api;
-select api.players_register('{"key": "sk_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}',
-  '{"pseudo": "alice", "email": "alice@a.test", "password_hash": "scrypt$1", "token": "pt_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}');
-select api.players_register('{"key": "sk_live_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"}',
-  '{"pseudo": "bruno", "email": "bruno@b.test", "password_hash": "scrypt$1", "token": "pt_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}');
+select manette_test.register('iso-a', 'alice', 'alice@a.test', '{"token": "pt_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}');
+select manette_test.register('iso-b', 'bruno', 'bruno@b.test', '{"token": "pt_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}');
 
 -- == The façade role reaches api.* only ========================================
 select throws_ok($$ select * from manette.players $$, '42501', null,

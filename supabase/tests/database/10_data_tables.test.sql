@@ -9,14 +9,14 @@ grant usage on schema extensions to manette_api, manette_engine;
 select plan(74);
 
 -- == Two games, their tables and players =======================================
-select manette_admin.apply_game('{"jeu": "dt-a", "nom": "A", "tables": {
+select manette_test.create_game('{"jeu": "dt-a", "nom": "A", "tables": {
   "inventaire": {"colonnes": {"item_id": {"type": "text", "requis": true}, "quantite": {"type": "integer"},
                               "meta": {"type": "json"}},
                  "lecture": "proprietaire", "ecriture": "joueurs"},
   "annonces":   {"colonnes": {"titre": {"type": "text"}}, "lecture": "joueurs", "ecriture": "joueurs"},
   "catalogue":  {"colonnes": {"nom": {"type": "text"}}, "lecture": "public", "ecriture": "serveur"}}}',
   'sk_live_DTAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-select manette_admin.apply_game('{"jeu": "dt-b", "nom": "B", "tables": {
+select manette_test.create_game('{"jeu": "dt-b", "nom": "B", "tables": {
   "inventaire": {"colonnes": {"item_id": {"type": "text"}}, "lecture": "public", "ecriture": "joueurs"}}}',
   'sk_live_DTBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
 
@@ -29,12 +29,9 @@ select t.name || '_a', t.id from manette.data_tables t join manette.games g on g
 select 'inventaire_b', t.id from manette.data_tables t join manette.games g on g.id = t.game_id where g.slug = 'dt-b';
 
 set local role manette_api;
-select api.players_register('{"key": "sk_live_DTAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}',
-  '{"pseudo": "alice", "email": "alice@a.test", "password_hash": "scrypt$1", "token": "pt_aliceaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}');
-select api.players_register('{"key": "sk_live_DTAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}',
-  '{"pseudo": "bob", "email": "bob@a.test", "password_hash": "scrypt$1", "token": "pt_bobbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}');
-select api.players_register('{"key": "sk_live_DTBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"}',
-  '{"pseudo": "bruno", "email": "bruno@b.test", "password_hash": "scrypt$1", "token": "pt_brunoooooooooooooooooooooooooooooooooooooooooo"}');
+select manette_test.register('dt-a', 'alice', 'alice@a.test', '{"token": "pt_aliceaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}');
+select manette_test.register('dt-a', 'bob', 'bob@a.test', '{"token": "pt_bobbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}');
+select manette_test.register('dt-b', 'bruno', 'bruno@b.test', '{"token": "pt_brunoooooooooooooooooooooooooooooooooooooooooo"}');
 
 select api.tables_create('{"key": "sk_live_DTAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "token": "pt_aliceaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}',
   '{"table": "inventaire", "donnees": {"item_id": "epee", "quantite": 1}}');
@@ -258,7 +255,7 @@ create temporary table before_apply on commit drop as
   select t.name, t.updated_at, t.columns,
          (select count(*) from pg_class c where c.relname like 'table\_rows\_%' and c.relkind = 'i') as indexes
   from manette.data_tables t;
-select manette_admin.apply_game((select config from manette.games where slug = 'dt-a'), 'sk_live_unused');
+select manette_test.create_game((select config from manette.games where slug = 'dt-a'), 'sk_live_unused');
 select set_eq($$ select t.name, t.updated_at, t.columns,
                 (select count(*) from pg_class c where c.relname like 'table\_rows\_%' and c.relkind = 'i')
                 from manette.data_tables t $$,
@@ -269,7 +266,7 @@ select is((select count(*) from pg_index i
              and pg_get_indexdef(i.indexrelid) like '%(data -> %'),
   2::bigint, 'one index per declared column, none for json columns');
 
-select manette_admin.apply_game((select config - 'tables' || '{"tables": {"catalogue": {"colonnes": {"nom": {"type": "text"}},
+select manette_test.create_game((select config - 'tables' || '{"tables": {"catalogue": {"colonnes": {"nom": {"type": "text"}},
   "lecture": "public", "ecriture": "serveur"}}}' from manette.games where slug = 'dt-a'), 'sk_live_unused');
 select is((select count(*) from manette.data_tables where game_id = (select id from ids where name = 'game_a') and removed_at is not null),
   2::bigint, 'tables removed from the file are marked removed');

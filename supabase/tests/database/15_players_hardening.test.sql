@@ -21,7 +21,7 @@ select ok(manette.pseudo_is_valid(repeat('é', 32)) and not manette.pseudo_is_va
 select is(manette.pseudo_key('ZOÉ'), manette.pseudo_key(E'Zoe\u0301'), 'ZOÉ and a decomposed Zoé have one key');
 select is(manette.pseudo_key('ΣΊΣΥΦΟΣ'), 'σίσυφος', 'lower case is Unicode lower case (final sigma included)');
 
-select manette_admin.apply_game('{"jeu": "ph-a", "nom": "A"}', 'sk_live_PHAPHAPHAPHAPHAPHAPHAPHAPHAPHAPHAPHAPHA1');
+select manette_test.create_game('{"jeu": "ph-a", "nom": "A"}', 'sk_live_PHAPHAPHAPHAPHAPHAPHAPHAPHAPHAPHAPHAPHA1');
 
 set local role manette_api;
 select is(api.players_register('{"key": "sk_live_PHAPHAPHAPHAPHAPHAPHAPHAPHAPHAPHAPHAPHA1"}',

@@ -8,9 +8,9 @@ grant usage on schema extensions to manette_api, manette_engine;
 
 select plan(21);
 
-select manette_admin.apply_game('{"jeu": "gl-a", "nom": "A", "google": {"client_id": "cid-a"}}',
+select manette_test.create_game('{"jeu": "gl-a", "nom": "A", "google": {"client_id": "cid-a"}}',
   'sk_live_GAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-select manette_admin.apply_game('{"jeu": "gl-b", "nom": "B"}', 'sk_live_GBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
+select manette_test.create_game('{"jeu": "gl-b", "nom": "B"}', 'sk_live_GBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
 
 -- == Pseudo from a display name ===============================================
 select is(manette.pseudo_from_name('Kim Possible'), 'Kim_Possible', 'spaces become _');

@@ -7,10 +7,10 @@ grant usage on schema extensions to manette_api, manette_engine;
 
 select plan(14);
 
-select manette_admin.apply_game('{"jeu": "oh-a", "nom": "A"}', 'sk_live_OHAOHAOHAOHAOHAOHAOHAOHAOHAOHAOHAOHAOHA1');
+select manette_test.create_game('{"jeu": "oh-a", "nom": "A"}', 'sk_live_OHAOHAOHAOHAOHAOHAOHAOHAOHAOHAOHAOHAOHA1');
 
 -- What a refused call put in its detail (the envelope's `details`).
-create function pg_temp.refusal(sql text) returns jsonb language plpgsql as $$
+create function pg_temp.refused_with(sql text) returns jsonb language plpgsql as $$
 declare d text; s text;
 begin
   execute sql;
@@ -20,7 +20,7 @@ exception when others then
   return jsonb_build_object('sqlstate', s) || coalesce(d, '{}')::jsonb;
 end
 $$;
-grant execute on function pg_temp.refusal(text) to manette_api;
+grant execute on function pg_temp.refused_with(text) to manette_api;
 
 create function pg_temp.register(pseudo text, pays jsonb) returns text language sql as $$
   select format($q$ select api.players_register('{"key": "sk_live_OHAOHAOHAOHAOHAOHAOHAOHAOHAOHAOHAOHAOHA1"}', %L) $q$,
@@ -31,15 +31,15 @@ grant execute on function pg_temp.register(text, jsonb) to manette_api;
 
 -- == Countries =====================================================================
 set local role manette_api;
-select is(pg_temp.refusal(pg_temp.register('Zed', '"ZZ"')),
+select is(pg_temp.refused_with(pg_temp.register('Zed', '"ZZ"')),
   '{"sqlstate": "MN400", "details": [{"champ": "pays", "message": "code pays ISO 3166-1 alpha-2 inconnu"}]}',
   'an unassigned code is refused, with the field in details');
-select is(pg_temp.refusal(pg_temp.register('Zed', '"FRA"')) -> 'details',
+select is(pg_temp.refused_with(pg_temp.register('Zed', '"FRA"')) -> 'details',
   '[{"champ": "pays", "message": "code pays ISO 3166-1 alpha-2 attendu"}]', 'three letters are not a code');
-select is(pg_temp.refusal(pg_temp.register('Zed', '33')) -> 'details',
+select is(pg_temp.refused_with(pg_temp.register('Zed', '33')) -> 'details',
   '[{"champ": "pays", "message": "code pays ISO 3166-1 alpha-2 attendu"}]', 'a number is not a code');
-select is(pg_temp.refusal(pg_temp.register('Yan', '"fr"')), null, 'a known code in lower case registers');
-select is(pg_temp.refusal(pg_temp.register('Xia', 'null')), null, 'no country registers');
+select is(pg_temp.refused_with(pg_temp.register('Yan', '"fr"')), null, 'a known code in lower case registers');
+select is(pg_temp.refused_with(pg_temp.register('Xia', 'null')), null, 'no country registers');
 reset role;
 select is((select array_agg(country order by pseudo) from manette.players p join manette.games g on g.id = p.game_id where g.slug = 'oh-a'),
   array[null, 'FR'], 'stored upper case (and null)');
@@ -55,15 +55,15 @@ grant execute on function pg_temp.avatar(text, text) to manette_api;
 select set_config('test.png', encode('\x89504e470d0a1a0a'::bytea || '\x0000000d49484452'::bytea, 'base64'), true);
 
 set local role manette_api;
-select is(pg_temp.refusal(pg_temp.avatar('image/gif', current_setting('test.png'))) -> 'details',
+select is(pg_temp.refused_with(pg_temp.avatar('image/gif', current_setting('test.png'))) -> 'details',
   '[{"champ": "mime_type", "message": "image/png, image/jpeg ou image/webp attendu"}]', 'a GIF is refused');
-select is(pg_temp.refusal(pg_temp.avatar('image/png', '@@@')) -> 'details',
+select is(pg_temp.refused_with(pg_temp.avatar('image/png', '@@@')) -> 'details',
   '[{"champ": "contenu", "message": "base64 attendu"}]', 'text that is not base64 is refused');
-select is(pg_temp.refusal(pg_temp.avatar('image/png', 'iVBO RK')) -> 'details',
+select is(pg_temp.refused_with(pg_temp.avatar('image/png', 'iVBO RK')) -> 'details',
   '[{"champ": "contenu", "message": "base64 attendu"}]', 'base64 with a space is refused (decode() would skip it)');
-select is(pg_temp.refusal(pg_temp.avatar('image/jpeg', current_setting('test.png'))) -> 'details',
+select is(pg_temp.refused_with(pg_temp.avatar('image/jpeg', current_setting('test.png'))) -> 'details',
   '[{"champ": "contenu", "message": "le contenu n’est pas une image image/jpeg"}]', 'a PNG labelled JPEG is refused');
-select is(pg_temp.refusal(pg_temp.avatar('image/png', translate(encode('\x89504e470d0a1a0a'::bytea || decode(repeat('00', 262144), 'hex'), 'base64'), E'\n', ''))) -> 'details',
+select is(pg_temp.refused_with(pg_temp.avatar('image/png', translate(encode('\x89504e470d0a1a0a'::bytea || decode(repeat('00', 262144), 'hex'), 'base64'), E'\n', ''))) -> 'details',
   '[{"champ": "contenu", "message": "image de plus de 256 Kio"}]', 'an image over 256 KiB is refused');
 reset role;
 select is((select count(*) from manette.avatars a join manette.players p on p.id = a.player_id where p.pseudo = 'Yan'), 0::bigint,

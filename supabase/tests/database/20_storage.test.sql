@@ -9,10 +9,10 @@ grant usage on schema extensions to manette_api, manette_engine;
 select plan(85);
 
 -- == Fixtures: game A (small limits) with two players, game B (defaults) with one ======
-select manette_admin.apply_game(
+select manette_test.create_game(
   '{"jeu": "st-a", "nom": "A", "stockage": {"taille_max_fichier": 100, "quota_joueur": 250}}',
   'sk_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-select manette_admin.apply_game('{"jeu": "st-b", "nom": "B"}', 'sk_live_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
+select manette_test.create_game('{"jeu": "st-b", "nom": "B"}', 'sk_live_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
 
 -- Contexts as the façade builds them.
 create function pg_temp.a1() returns jsonb language sql as
@@ -40,8 +40,7 @@ select api.players_register('{"key": "sk_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
   '{"pseudo": "alice", "email": "alice@a.test", "password_hash": "scrypt$1", "token": "pt_a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1"}');
 select api.players_register('{"key": "sk_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}',
   '{"pseudo": "amir", "email": "amir@a.test", "password_hash": "scrypt$1", "token": "pt_a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2"}');
-select api.players_register('{"key": "sk_live_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"}',
-  '{"pseudo": "bruno", "email": "bruno@b.test", "password_hash": "scrypt$1", "token": "pt_b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1"}');
+select manette_test.register('st-b', 'bruno', 'bruno@b.test', '{"token": "pt_b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1"}');
 
 -- == Upload: create, overwrite, sizes =========================================
 select is(api.storage_upload(pg_temp.a1(), '{"nom": "save.json", "contenu": "{\"niveau\": 3}", "mime_type": "application/json"}')
@@ -174,8 +173,8 @@ select throws_ok($$ select api.storage_files_get(pg_temp.a2(), '{"nom": null}') 
 reset role;
 
 -- == The engine role sees the files of the request's player only ==================
-select set_config('test.game_a', (select id::text from manette.games where slug = 'st-a'), true);
-select set_config('test.game_b', (select id::text from manette.games where slug = 'st-b'), true);
+select set_config('test.game_a', manette_test.game('st-a')::text, true);
+select set_config('test.game_b', manette_test.game('st-b')::text, true);
 select set_config('test.alice', (select id::text from manette.players where pseudo = 'alice'), true);
 select set_config('test.amir', (select id::text from manette.players where pseudo = 'amir'), true);
 

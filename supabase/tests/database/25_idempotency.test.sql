@@ -9,72 +9,57 @@ grant usage on schema extensions to manette_api, manette_engine;
 
 select plan(30);
 
-select manette_admin.apply_game('{"jeu": "idem-a", "nom": "A",
+select manette_test.create_game('{"jeu": "idem-a", "nom": "A",
   "tables": {"t": {"colonnes": {"n": {"type": "integer", "requis": true}}, "lecture": "public", "ecriture": "joueurs"},
              "u": {"colonnes": {"n": {"type": "integer"}}, "lecture": "public", "ecriture": "joueurs"}},
   "classements": {"total": {"operateur": "somme"}}}',
   'sk_live_IDAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-select manette_admin.apply_game('{"jeu": "idem-b", "nom": "B",
+select manette_test.create_game('{"jeu": "idem-b", "nom": "B",
   "tables": {"t": {"colonnes": {"n": {"type": "integer", "requis": true}}, "lecture": "public", "ecriture": "joueurs"}}}',
   'sk_live_IDBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
 
 create temporary table ids (name text primary key, id uuid) on commit drop;
 grant select, insert on ids to manette_api, manette_engine;
--- ctx of each caller, and a body hash
-create function pg_temp.ctx(who text) returns jsonb language sql as $$
-  select case who
-    when 'alice' then '{"key": "sk_live_IDAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "token": "pt_idalice_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "client_ip": "192.0.2.1"}'::jsonb
-    when 'bob'   then '{"key": "sk_live_IDAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "token": "pt_idbob_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "client_ip": "192.0.2.1"}'::jsonb
-    when 'bruno' then '{"key": "sk_live_IDBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB", "token": "pt_idbruno_ccccccccccccccccccccccccccccccccccccccc", "client_ip": "192.0.2.1"}'::jsonb
-    when 'anon1' then '{"key": "sk_live_IDAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "client_ip": "192.0.2.1"}'::jsonb
-    when 'anon2' then '{"key": "sk_live_IDAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "client_ip": "192.0.2.2"}'::jsonb
-    else '{"key": "sk_live_IDAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}'::jsonb
-  end
-$$;
 create function pg_temp.idem(k text, path text, body_hash text default repeat('a', 64)) returns jsonb language sql as $$
   select jsonb_build_object('key', k, 'method', 'POST', 'path', path, 'body_hash', body_hash)
 $$;
-grant execute on function pg_temp.ctx(text), pg_temp.idem(text, text, text) to manette_api;
 
 set local role manette_api;
-select api.players_register(pg_temp.ctx('anon1'),
-  '{"pseudo": "alice", "email": "alice@a.test", "password_hash": "scrypt$1", "token": "pt_idalice_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}');
-select api.players_register(pg_temp.ctx('anon1'),
-  '{"pseudo": "bob", "email": "bob@a.test", "password_hash": "scrypt$1", "token": "pt_idbob_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}');
-select api.players_register('{"key": "sk_live_IDBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"}',
-  '{"pseudo": "bruno", "email": "bruno@b.test", "password_hash": "scrypt$1", "token": "pt_idbruno_ccccccccccccccccccccccccccccccccccccccc"}');
+select manette_test.register('idem-a', 'alice', 'alice@a.test', client_ip => '192.0.2.1');
+select manette_test.register('idem-a', 'bob', 'bob@a.test', client_ip => '192.0.2.1');
+select manette_test.register('idem-b', 'bruno', 'bruno@b.test');
 
 -- == One run per key, the stored result after ===================================
-insert into ids select 'first', (api.idempotent(pg_temp.ctx('alice'), 'tables_create', '{"table": "t", "donnees": {"n": 1}}',
+insert into ids select 'first', (api.idempotent(manette_test.ctx('idem-a', 'alice', '192.0.2.1'), 'tables_create', '{"table": "t", "donnees": {"n": 1}}',
   pg_temp.idem('k1', '/tables/t'))#>>'{data,id}')::uuid;
-select is((api.idempotent(pg_temp.ctx('alice'), 'tables_create', '{"table": "t", "donnees": {"n": 1}}',
+select is((api.idempotent(manette_test.ctx('idem-a', 'alice', '192.0.2.1'), 'tables_create', '{"table": "t", "donnees": {"n": 1}}',
   pg_temp.idem('k1', '/tables/t'))#>>'{data,id}')::uuid, (select id from ids where name = 'first'),
   'the same key, path and body: the first result');
 reset role;
 select is((select count(*) from manette.table_rows where data->>'n' = '1'), 1::bigint, 'one row for the two calls');
 set local role manette_api;
 
-select throws_ok($$ select api.idempotent(pg_temp.ctx('alice'), 'tables_create', '{"table": "u", "donnees": {"n": 1}}',
+select throws_ok($$ select api.idempotent(manette_test.ctx('idem-a', 'alice', '192.0.2.1'), 'tables_create', '{"table": "u", "donnees": {"n": 1}}',
   pg_temp.idem('k1', '/tables/u')) $$, 'MN409', 'idempotency_conflict', 'another path: idempotency_conflict');
-select throws_ok($$ select api.idempotent(pg_temp.ctx('alice'), 'tables_create', '{"table": "t", "donnees": {"n": 2}}',
+select throws_ok($$ select api.idempotent(manette_test.ctx('idem-a', 'alice', '192.0.2.1'), 'tables_create', '{"table": "t", "donnees": {"n": 2}}',
   pg_temp.idem('k1', '/tables/t', repeat('b', 64))) $$, 'MN409', 'idempotency_conflict', 'another body: idempotency_conflict');
-select throws_ok($$ select api.idempotent(pg_temp.ctx('alice'), 'leaderboards_submit', '{"id": "total", "valeur": 1}',
+select throws_ok($$ select api.idempotent(manette_test.ctx('idem-a', 'alice', '192.0.2.1'), 'leaderboards_submit', '{"id": "total", "valeur": 1}',
   pg_temp.idem('k1', '/leaderboards/total/submit')) $$, 'MN409', 'idempotency_conflict', 'another operation: idempotency_conflict');
-select throws_ok($$ select api.idempotent(pg_temp.ctx('alice'), 'tables_create', '{"table": "t", "donnees": {"n": 1}}',
+select throws_ok($$ select api.idempotent(manette_test.ctx('idem-a', 'alice', '192.0.2.1'), 'tables_create', '{"table": "t", "donnees": {"n": 1}}',
   jsonb_build_object('key', 'k1', 'method', 'PUT', 'path', '/tables/t', 'body_hash', repeat('a', 64))) $$,
   'MN409', 'idempotency_conflict', 'another method: idempotency_conflict');
 
-select isnt((api.idempotent(pg_temp.ctx('bob'), 'tables_create', '{"table": "t", "donnees": {"n": 1}}',
+select isnt((api.idempotent(manette_test.ctx('idem-a', 'bob', '192.0.2.1'), 'tables_create', '{"table": "t", "donnees": {"n": 1}}',
   pg_temp.idem('k1', '/tables/t'))#>>'{data,id}')::uuid, (select id from ids where name = 'first'),
   'another player, same key: another request');
-select isnt((api.idempotent(pg_temp.ctx('bruno'), 'tables_create', '{"table": "t", "donnees": {"n": 1}}',
+select isnt((api.idempotent(manette_test.ctx('idem-b', 'bruno', '192.0.2.1'), 'tables_create', '{"table": "t", "donnees": {"n": 1}}',
   pg_temp.idem('k1', '/tables/t'))#>>'{data,id}')::uuid, (select id from ids where name = 'first'),
   'another game, same key: another request');
 
 -- == leaderboards: a somme counted once ============================================
-select is((api.idempotent(pg_temp.ctx('alice'), 'leaderboards_submit', '{"id": "total", "valeur": 4}',
+select is((api.idempotent(manette_test.ctx('idem-a', 'alice', '192.0.2.1'), 'leaderboards_submit', '{"id": "total", "valeur": 4}',
   pg_temp.idem('s1', '/leaderboards/total/submit'))#>>'{data,valeur}')::numeric, 4::numeric, 'first submission');
-select is((api.idempotent(pg_temp.ctx('alice'), 'leaderboards_submit', '{"id": "total", "valeur": 4}',
+select is((api.idempotent(manette_test.ctx('idem-a', 'alice', '192.0.2.1'), 'leaderboards_submit', '{"id": "total", "valeur": 4}',
   pg_temp.idem('s1', '/leaderboards/total/submit'))#>>'{data,valeur}')::numeric, 4::numeric, 'replayed, not added');
 reset role;
 select is((select e.value from manette.leaderboard_entries e join manette.players p on p.id = e.player_id where p.pseudo = 'alice'),
@@ -82,27 +67,27 @@ select is((select e.value from manette.leaderboard_entries e join manette.player
 set local role manette_api;
 
 -- == Failures are not remembered =====================================================
-select throws_ok($$ select api.idempotent(pg_temp.ctx('alice'), 'tables_create', '{"table": "t", "donnees": {}}',
+select throws_ok($$ select api.idempotent(manette_test.ctx('idem-a', 'alice', '192.0.2.1'), 'tables_create', '{"table": "t", "donnees": {}}',
   pg_temp.idem('f1', '/tables/t')) $$, 'MN400', 'validation_failed', 'the operation fails');
-select lives_ok($$ select api.idempotent(pg_temp.ctx('alice'), 'tables_create', '{"table": "t", "donnees": {"n": 7}}',
+select lives_ok($$ select api.idempotent(manette_test.ctx('idem-a', 'alice', '192.0.2.1'), 'tables_create', '{"table": "t", "donnees": {"n": 7}}',
   pg_temp.idem('f1', '/tables/t', repeat('c', 64))) $$, 'the same key with another body goes through after a failure');
-select throws_ok($$ select api.idempotent(pg_temp.ctx('anon1'), 'tables_create', '{"table": "t", "donnees": {"n": 1}}',
+select throws_ok($$ select api.idempotent(manette_test.ctx('idem-a', null, '192.0.2.1'), 'tables_create', '{"table": "t", "donnees": {"n": 1}}',
   pg_temp.idem('f2', '/tables/t')) $$, 'MN401', 'missing_player', 'no player: the operation''s own error');
 
 -- == Before login: per game and client address; no token stored ====================
-select is(api.idempotent(pg_temp.ctx('anon1'), 'players_register',
+select is(api.idempotent(manette_test.ctx('idem-a', null, '192.0.2.1'), 'players_register',
   '{"pseudo": "carla", "email": "carla@a.test", "password_hash": "scrypt$1", "token": "pt_idcarla_dddddddddddddddddddddddddddddddddddddddd"}',
   pg_temp.idem('r1', '/players/register'))->>'token', 'pt_idcarla_dddddddddddddddddddddddddddddddddddddddd',
   'register: the first answer carries its token');
-select is(api.idempotent(pg_temp.ctx('anon1'), 'players_register',
+select is(api.idempotent(manette_test.ctx('idem-a', null, '192.0.2.1'), 'players_register',
   '{"pseudo": "carla", "email": "carla@a.test", "password_hash": "scrypt$1", "token": "pt_idcarla_dddddddddddddddddddddddddddddddddddddddd"}',
   pg_temp.idem('r1', '/players/register')) ? 'token', false,
   'register replayed: the stored answer has no token (the façade derives it again)');
-select throws_ok($$ select api.idempotent(pg_temp.ctx('anon2'), 'players_register',
+select throws_ok($$ select api.idempotent(manette_test.ctx('idem-a', null, '192.0.2.2'), 'players_register',
   '{"pseudo": "carla", "email": "carla2@a.test", "password_hash": "scrypt$1", "token": "pt_idcarla_eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"}',
   pg_temp.idem('r1', '/players/register')) $$, 'MN409', 'pseudo_taken',
   'another client address, same key: another request (which runs, and finds the pseudo taken)');
-select throws_ok($$ select api.idempotent(pg_temp.ctx('none'), 'players_register',
+select throws_ok($$ select api.idempotent(manette_test.ctx('idem-a'), 'players_register',
   '{"pseudo": "dora", "email": "dora@a.test", "password_hash": "scrypt$1", "token": "pt_iddora_ffffffffffffffffffffffffffffffffffffffff"}',
   pg_temp.idem('r2', '/players/register')) $$, 'P0001', null, 'no player and no client address: refused');
 reset role;
@@ -113,13 +98,13 @@ select results_eq($$ select player_id, client_address, scope, method, path, resp
 set local role manette_api;
 
 -- == Only the five operations, valid keys and bindings ===============================
-select throws_ok($$ select api.idempotent(pg_temp.ctx('alice'), 'tables_delete', '{}', pg_temp.idem('x1', '/tables/t')) $$,
+select throws_ok($$ select api.idempotent(manette_test.ctx('idem-a', 'alice', '192.0.2.1'), 'tables_delete', '{}', pg_temp.idem('x1', '/tables/t')) $$,
   'P0001', null, 'an operation outside the list is refused');
-select throws_ok($$ select api.idempotent(pg_temp.ctx('alice'), 'tables_create', '{"table": "t", "donnees": {"n": 1}}',
+select throws_ok($$ select api.idempotent(manette_test.ctx('idem-a', 'alice', '192.0.2.1'), 'tables_create', '{"table": "t", "donnees": {"n": 1}}',
   pg_temp.idem('', '/tables/t')) $$, 'MN400', 'validation_failed', 'an empty key: validation_failed');
-select throws_ok($$ select api.idempotent(pg_temp.ctx('alice'), 'tables_create', '{"table": "t", "donnees": {"n": 1}}',
+select throws_ok($$ select api.idempotent(manette_test.ctx('idem-a', 'alice', '192.0.2.1'), 'tables_create', '{"table": "t", "donnees": {"n": 1}}',
   pg_temp.idem(repeat('k', 256), '/tables/t')) $$, 'MN400', 'validation_failed', 'a key of 256 characters: validation_failed');
-select throws_ok($$ select api.idempotent(pg_temp.ctx('alice'), 'tables_create', '{"table": "t", "donnees": {"n": 1}}',
+select throws_ok($$ select api.idempotent(manette_test.ctx('idem-a', 'alice', '192.0.2.1'), 'tables_create', '{"table": "t", "donnees": {"n": 1}}',
   pg_temp.idem('x2', '/tables/t', 'pas un hash')) $$, 'P0001', null, 'a malformed body hash is a bug, refused');
 
 -- == Expiry, purge and keys stored before the binding ==================================
@@ -129,13 +114,13 @@ where key = 'k1' and player_id = (select id from manette.players where pseudo = 
 insert into manette.idempotency_keys (game_id, player_id, key, created_at, response)
 select p.game_id, p.id, 'ancienne', now(), '{"data": {"ancienne": true}}' from manette.players p where p.pseudo = 'alice';
 set local role manette_api;
-select isnt((api.idempotent(pg_temp.ctx('alice'), 'tables_create', '{"table": "t", "donnees": {"n": 1}}',
+select isnt((api.idempotent(manette_test.ctx('idem-a', 'alice', '192.0.2.1'), 'tables_create', '{"table": "t", "donnees": {"n": 1}}',
   pg_temp.idem('k1', '/tables/t'))#>>'{data,id}')::uuid, (select id from ids where name = 'first'),
   'a key older than 24 h is a new request');
-select is(api.idempotent(pg_temp.ctx('alice'), 'tables_create', '{"table": "u", "donnees": {"n": 5}}',
+select is(api.idempotent(manette_test.ctx('idem-a', 'alice', '192.0.2.1'), 'tables_create', '{"table": "u", "donnees": {"n": 5}}',
   pg_temp.idem('ancienne', '/tables/u')), '{"data": {"ancienne": true}}'::jsonb,
   'a key stored before 20261123000400 (no path): replayed on POST /tables/...');
-select throws_ok($$ select api.idempotent(pg_temp.ctx('alice'), 'leaderboards_submit', '{"id": "total", "valeur": 1}',
+select throws_ok($$ select api.idempotent(manette_test.ctx('idem-a', 'alice', '192.0.2.1'), 'leaderboards_submit', '{"id": "total", "valeur": 1}',
   pg_temp.idem('ancienne', '/leaderboards/total/submit')) $$, 'MN409', 'idempotency_conflict',
   '... and a conflict anywhere else');
 reset role;

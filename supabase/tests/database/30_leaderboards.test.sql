@@ -14,7 +14,7 @@ grant usage on schema extensions to manette_api, manette_engine;
 select plan(108);
 
 -- == Fixtures ====================================================================
-select manette_admin.apply_game($${"jeu": "lb-a", "nom": "A", "classements": {
+select manette_test.create_game($${"jeu": "lb-a", "nom": "A", "classements": {
   "score":   {},
   "temps":   {"ordre": "asc"},
   "dernier": {"operateur": "dernier"},
@@ -28,18 +28,17 @@ select manette_admin.apply_game($${"jeu": "lb-a", "nom": "A", "classements": {
   "f-somme": {"operateur": "somme"},
   "f-jour":  {"reinitialisation": "quotidienne", "operateur": "dernier", "ordre": "asc"}
 }}$$, 'sk_live_LBAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-select manette_admin.apply_game('{"jeu": "lb-b", "nom": "B", "classements": {"score": {}}}',
+select manette_test.create_game('{"jeu": "lb-b", "nom": "B", "classements": {"score": {}}}',
   'sk_live_LBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
-select set_config('test.game_a', (select id::text from manette.games where slug = 'lb-a'), true);
-select set_config('test.game_b', (select id::text from manette.games where slug = 'lb-b'), true);
+select set_config('test.game_a', manette_test.game('lb-a')::text, true);
+select set_config('test.game_b', manette_test.game('lb-b')::text, true);
 
 -- alice (with a session) through the public function; the others directly.
 set local role manette_api;
-select api.players_register('{"key": "sk_live_LBAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}',
-  '{"pseudo": "alice", "email": "alice@a.test", "password_hash": "scrypt$1", "token": "pt_lbaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}');
+select manette_test.register('lb-a', 'alice', 'alice@a.test', '{"token": "pt_lbaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}');
 reset role;
-insert into manette.players (game_id, pseudo)
-select current_setting('test.game_a')::uuid, p from unnest(array['bob', 'carol', 'dave', 'erin']) p;
+select manette_test.player('lb-a', p)
+from unnest(array['bob', 'carol', 'dave', 'erin']) p;
 insert into manette.players (game_id, pseudo) values (current_setting('test.game_b')::uuid, 'bruno');
 -- Players of the random rounds.
 insert into manette.players (game_id, pseudo)
@@ -48,11 +47,6 @@ select current_setting('test.game_a')::uuid, format('f_%s', lpad(i::text, 2, '0'
 -- Test helpers: run as the caller (not definer), so RLS applies to them as to the engine.
 create schema lbtest;
 grant usage on schema lbtest to manette_engine;
-create function lbtest.submit(code text, who text, v double precision, at timestamptz) returns jsonb
-language sql as $$
-  select manette.leaderboard_submit(manette.leaderboard_find(code),
-    (select p.id from manette.players p where p.pseudo = who), v, at)->'data'
-$$;
 -- "pseudo:rang:valeur pseudo:rang:valeur ..." in listing order.
 create function lbtest.scores(code text, at timestamptz, lim integer default 10, skip bigint default 0,
                               around text default null) returns text
@@ -205,7 +199,7 @@ select is((select (sort_order, operator, reset_period)::text from manette.leader
   '(asc,meilleur,mensuelle)', 'ordre and reinitialisation are stored');
 
 select set_config('test.ctids', (select array_agg(ctid order by id)::text from manette.leaderboards), true);
-select manette_admin.apply_game((select config from manette.games where slug = 'lb-a'), 'sk_live_unused');
+select manette_test.create_game((select config from manette.games where slug = 'lb-a'), 'sk_live_unused');
 select is((select array_agg(ctid order by id)::text from manette.leaderboards), current_setting('test.ctids'),
   'applying the same file again writes nothing');
 
@@ -214,72 +208,72 @@ set local role manette_engine;
 select set_config('manette.game_id', current_setting('test.game_a'), true);
 
 -- meilleur, desc
-select is(lbtest.submit('score', 'alice', 10, '2026-03-10 10:00:00+00'), '{"valeur": 10, "rang": 1, "ameliore": true}',
+select is((manette_test.submit('score', 'alice', 10, '2026-03-10 10:00:00+00')->'data'), '{"valeur": 10, "rang": 1, "ameliore": true}',
   'meilleur: the first submission creates the entry');
-select is(lbtest.submit('score', 'alice', 5, '2026-03-10 10:00:01+00'), '{"valeur": 10, "rang": 1, "ameliore": false}',
+select is((manette_test.submit('score', 'alice', 5, '2026-03-10 10:00:01+00')->'data'), '{"valeur": 10, "rang": 1, "ameliore": false}',
   'meilleur desc: a lower value keeps the best');
 select is(lbtest.reached('score', 'alice'), '2026-03-10 10:00:00+00'::timestamptz,
   'a kept value keeps its reached_at');
-select is(lbtest.submit('score', 'alice', 20, '2026-03-10 10:00:02+00'), '{"valeur": 20, "rang": 1, "ameliore": true}',
+select is((manette_test.submit('score', 'alice', 20, '2026-03-10 10:00:02+00')->'data'), '{"valeur": 20, "rang": 1, "ameliore": true}',
   'meilleur desc: a higher value replaces it');
 select is(lbtest.reached('score', 'alice'), '2026-03-10 10:00:02+00'::timestamptz,
   'a new value moves reached_at');
-select is(lbtest.submit('score', 'alice', 20, '2026-03-10 10:00:03+00'), '{"valeur": 20, "rang": 1, "ameliore": false}',
+select is((manette_test.submit('score', 'alice', 20, '2026-03-10 10:00:03+00')->'data'), '{"valeur": 20, "rang": 1, "ameliore": false}',
   'meilleur: an equal value is not an improvement');
 select is(lbtest.reached('score', 'alice'), '2026-03-10 10:00:02+00'::timestamptz,
   'an equal value does not move reached_at (it was reached first)');
 
 -- meilleur, asc
-select is(lbtest.submit('temps', 'alice', 60, '2026-03-10 10:01:00+00'), '{"valeur": 60, "rang": 1, "ameliore": true}',
+select is((manette_test.submit('temps', 'alice', 60, '2026-03-10 10:01:00+00')->'data'), '{"valeur": 60, "rang": 1, "ameliore": true}',
   'asc: first time');
-select is(lbtest.submit('temps', 'alice', 75, '2026-03-10 10:01:01+00'), '{"valeur": 60, "rang": 1, "ameliore": false}',
+select is((manette_test.submit('temps', 'alice', 75, '2026-03-10 10:01:01+00')->'data'), '{"valeur": 60, "rang": 1, "ameliore": false}',
   'meilleur asc: a higher value keeps the lowest');
-select is(lbtest.submit('temps', 'alice', 42.5, '2026-03-10 10:01:02+00'), '{"valeur": 42.5, "rang": 1, "ameliore": true}',
+select is((manette_test.submit('temps', 'alice', 42.5, '2026-03-10 10:01:02+00')->'data'), '{"valeur": 42.5, "rang": 1, "ameliore": true}',
   'meilleur asc: a lower value replaces it');
 
 -- dernier
-select is(lbtest.submit('dernier', 'alice', 10, '2026-03-10 10:02:00+00'), '{"valeur": 10, "rang": 1, "ameliore": true}',
+select is((manette_test.submit('dernier', 'alice', 10, '2026-03-10 10:02:00+00')->'data'), '{"valeur": 10, "rang": 1, "ameliore": true}',
   'dernier: first value');
-select is(lbtest.submit('dernier', 'alice', 3, '2026-03-10 10:02:01+00'), '{"valeur": 3, "rang": 1, "ameliore": true}',
+select is((manette_test.submit('dernier', 'alice', 3, '2026-03-10 10:02:01+00')->'data'), '{"valeur": 3, "rang": 1, "ameliore": true}',
   'dernier: a worse value replaces it');
-select is(lbtest.submit('dernier', 'alice', 3, '2026-03-10 10:02:02+00'), '{"valeur": 3, "rang": 1, "ameliore": false}',
+select is((manette_test.submit('dernier', 'alice', 3, '2026-03-10 10:02:02+00')->'data'), '{"valeur": 3, "rang": 1, "ameliore": false}',
   'dernier: the same value changes nothing');
 select is(lbtest.reached('dernier', 'alice'), '2026-03-10 10:02:01+00'::timestamptz,
   'dernier: the same value keeps reached_at');
 
 -- somme
-select is(lbtest.submit('total', 'alice', 3, '2026-03-10 10:03:00+00'), '{"valeur": 3, "rang": 1, "ameliore": true}',
+select is((manette_test.submit('total', 'alice', 3, '2026-03-10 10:03:00+00')->'data'), '{"valeur": 3, "rang": 1, "ameliore": true}',
   'somme: first value');
-select is(lbtest.submit('total', 'alice', 4.5, '2026-03-10 10:03:01+00'), '{"valeur": 7.5, "rang": 1, "ameliore": true}',
+select is((manette_test.submit('total', 'alice', 4.5, '2026-03-10 10:03:01+00')->'data'), '{"valeur": 7.5, "rang": 1, "ameliore": true}',
   'somme: adds');
-select is(lbtest.submit('total', 'alice', 0, '2026-03-10 10:03:02+00'), '{"valeur": 7.5, "rang": 1, "ameliore": false}',
+select is((manette_test.submit('total', 'alice', 0, '2026-03-10 10:03:02+00')->'data'), '{"valeur": 7.5, "rang": 1, "ameliore": false}',
   'somme: adding 0 changes nothing');
-select is(lbtest.submit('total', 'alice', -2.5, '2026-03-10 10:03:03+00'), '{"valeur": 5, "rang": 1, "ameliore": true}',
+select is((manette_test.submit('total', 'alice', -2.5, '2026-03-10 10:03:03+00')->'data'), '{"valeur": 5, "rang": 1, "ameliore": true}',
   'somme: negative values subtract');
-select is((lbtest.submit('total', 'bob', 1.5e308, '2026-03-10 10:03:04+00')->>'valeur')::double precision, 1.5e308::double precision,
+select is(((manette_test.submit('total', 'bob', 1.5e308, '2026-03-10 10:03:04+00')->'data')->>'valeur')::double precision, 1.5e308::double precision,
   'somme: a huge value is stored exactly');
-select throws_ok($$ select lbtest.submit('total', 'bob', 1.5e308, '2026-03-10 10:03:05+00') $$,
+select throws_ok($$ select (manette_test.submit('total', 'bob', 1.5e308, '2026-03-10 10:03:05+00')->'data') $$,
   'MN400', 'validation_failed', 'somme: a total beyond double precision is validation_failed');
-select is(lbtest.submit('total', 'bob', 1, '2026-03-10 10:03:06+00')->>'ameliore', 'false',
+select is((manette_test.submit('total', 'bob', 1, '2026-03-10 10:03:06+00')->'data')->>'ameliore', 'false',
   'somme: an addition lost to rounding is not a change');
 
 -- bounds
-select throws_ok($$ select lbtest.submit('borne', 'alice', -0.5, now()) $$, 'MN400', 'validation_failed',
+select throws_ok($$ select (manette_test.submit('borne', 'alice', -0.5, now())->'data') $$, 'MN400', 'validation_failed',
   'below valeur_min is validation_failed');
-select throws_ok($$ select lbtest.submit('borne', 'alice', 100.5, now()) $$, 'MN400', 'validation_failed',
+select throws_ok($$ select (manette_test.submit('borne', 'alice', 100.5, now())->'data') $$, 'MN400', 'validation_failed',
   'above valeur_max is validation_failed');
-select is(lbtest.submit('borne', 'alice', 0, now())->>'valeur', '0', 'valeur_min itself is accepted');
-select is(lbtest.submit('borne', 'alice', 100, now())->>'valeur', '100', 'valeur_max itself is accepted');
-select throws_ok($$ select lbtest.submit('score', 'alice', 'Infinity', now()) $$, 'MN400', 'validation_failed',
+select is((manette_test.submit('borne', 'alice', 0, now())->'data')->>'valeur', '0', 'valeur_min itself is accepted');
+select is((manette_test.submit('borne', 'alice', 100, now())->'data')->>'valeur', '100', 'valeur_max itself is accepted');
+select throws_ok($$ select (manette_test.submit('score', 'alice', 'Infinity', now())->'data') $$, 'MN400', 'validation_failed',
   'an infinite value is validation_failed');
-select throws_ok($$ select lbtest.submit('score', 'alice', 'NaN', now()) $$, 'MN400', 'validation_failed',
+select throws_ok($$ select (manette_test.submit('score', 'alice', 'NaN', now())->'data') $$, 'MN400', 'validation_failed',
   'NaN is validation_failed');
 
 -- == Ranking and ties ===============================================================
 -- score (desc): alice 20 (reached 10:00:02), bob 30, carol 20 (later), dave 10.
-select is(lbtest.submit('score', 'bob', 30, '2026-03-10 11:00:00+00')->>'rang', '1', 'a better value takes rank 1');
-select is(lbtest.submit('score', 'carol', 20, '2026-03-10 11:00:01+00')->>'rang', '2', 'a tie shares the rank');
-select is(lbtest.submit('score', 'dave', 10, '2026-03-10 11:00:02+00')->>'rang', '4',
+select is((manette_test.submit('score', 'bob', 30, '2026-03-10 11:00:00+00')->'data')->>'rang', '1', 'a better value takes rank 1');
+select is((manette_test.submit('score', 'carol', 20, '2026-03-10 11:00:01+00')->'data')->>'rang', '2', 'a tie shares the rank');
+select is((manette_test.submit('score', 'dave', 10, '2026-03-10 11:00:02+00')->'data')->>'rang', '4',
   'after a tie the next rank skips (competition ranking)');
 select is(lbtest.scores('score', now()), 'bob:1:30 alice:2:20 carol:2:20 dave:4:10',
   'listing: 1, 2, 2, 4; among equal values, who reached it first comes first');
@@ -296,31 +290,31 @@ select is(lbtest.scores('score', now(), 3, 0, 'dave'), 'alice:2:20 carol:2:20 da
 select is(lbtest.scores('score', now(), 1, 0, 'carol'), 'carol:2:20', 'autour with limit 1: the player alone');
 select is(lbtest.scores('score', now(), 3, 0, 'erin'), '', 'autour: a player without an entry gets an empty list');
 -- temps (asc): alice 42.5, bob 50, carol 42.5 → 1, 1, 3.
-select lbtest.submit('temps', 'bob', 50, '2026-03-10 11:01:00+00');
-select lbtest.submit('temps', 'carol', 42.5, '2026-03-10 11:01:01+00');
+select (manette_test.submit('temps', 'bob', 50, '2026-03-10 11:01:00+00')->'data');
+select (manette_test.submit('temps', 'carol', 42.5, '2026-03-10 11:01:01+00')->'data');
 select is(lbtest.scores('temps', now()), 'alice:1:42.5 carol:1:42.5 bob:3:50', 'asc ranking with a tie at the top');
 select is(jsonb_array_length(manette.leaderboard_scores(manette.leaderboard_find('score'), now(), 10, 0, null)->'data'),
   4, 'one entry per player');
 
 -- == Periods (UTC), with a controlled "now" ============================================
-select is(lbtest.submit('jour', 'alice', 10, '2026-03-10 23:59:59+00')->>'valeur', '10', 'day 1');
-select is(lbtest.submit('jour', 'alice', 5, '2026-03-11 00:00:01+00'),
+select is((manette_test.submit('jour', 'alice', 10, '2026-03-10 23:59:59+00')->'data')->>'valeur', '10', 'day 1');
+select is((manette_test.submit('jour', 'alice', 5, '2026-03-11 00:00:01+00')->'data'),
   '{"valeur": 5, "rang": 1, "ameliore": true}', 'a new UTC day starts a fresh entry');
 select is(lbtest.scores('jour', '2026-03-11 12:00:00+00'), 'alice:1:5', 'only the current day is served');
 select is(lbtest.scores('jour', '2026-03-10 12:00:00+00'), 'alice:1:10', 'the past day is kept');
 set local timezone = 'Pacific/Kiritimati'; -- UTC+14: already 2026-03-12 locally
-select is(lbtest.submit('jour', 'alice', 3, '2026-03-11 20:00:00+00'),
+select is((manette_test.submit('jour', 'alice', 3, '2026-03-11 20:00:00+00')->'data'),
   '{"valeur": 5, "rang": 1, "ameliore": false}', 'periods follow UTC, not the session time zone');
 reset timezone;
 select is(manette.leaderboard_period('quotidienne', '2026-03-11 20:00:00+00'), '2026-03-11 00:00:00+00'::timestamptz,
   'a daily period starts at 00:00 UTC');
-select is(lbtest.submit('semaine', 'alice', 5, '2026-03-15 23:00:00+00')->>'valeur', '5', 'week of Monday 9 (Sunday 15)');
-select is(lbtest.submit('semaine', 'alice', 7, '2026-03-16 00:30:00+00')->>'valeur', '7',
+select is((manette_test.submit('semaine', 'alice', 5, '2026-03-15 23:00:00+00')->'data')->>'valeur', '5', 'week of Monday 9 (Sunday 15)');
+select is((manette_test.submit('semaine', 'alice', 7, '2026-03-16 00:30:00+00')->'data')->>'valeur', '7',
   'somme restarts on Monday 00:00 UTC');
 select is(manette.leaderboard_period('hebdomadaire', '2026-03-15 23:00:00+00'), '2026-03-09 00:00:00+00'::timestamptz,
   'weeks start on Monday');
-select is(lbtest.submit('mois', 'alice', 50, '2026-03-31 23:59:59+00')->>'valeur', '50', 'March');
-select is(lbtest.submit('mois', 'alice', 80, '2026-04-01 00:00:00+00'),
+select is((manette_test.submit('mois', 'alice', 50, '2026-03-31 23:59:59+00')->'data')->>'valeur', '50', 'March');
+select is((manette_test.submit('mois', 'alice', 80, '2026-04-01 00:00:00+00')->'data'),
   '{"valeur": 80, "rang": 1, "ameliore": true}', 'April starts afresh (asc: 80 would not beat 50 in March)');
 select is(manette.leaderboard_period('aucune', now()), '-infinity'::timestamptz, 'a board without reset has one period');
 reset role;
@@ -412,11 +406,11 @@ select set_config('manette.game_id', current_setting('test.game_b'), true);
 select is((select count(*) from manette.leaderboards), 1::bigint, 'game B sees its own board only');
 select is((select count(*) from manette.leaderboard_entries), 0::bigint, 'game B sees no entry of game A');
 select is((select count(*) from manette.leaderboard_buckets), 0::bigint, 'nor any bucket counter of game A');
-select is(lbtest.submit('score', 'bruno', 99, '2026-03-10 12:00:00+00')->>'rang', '1',
+select is((manette_test.submit('score', 'bruno', 99, '2026-03-10 12:00:00+00')->'data')->>'rang', '1',
   'the same board code in game B is another board');
 select is(lbtest.scores('score', now()), 'bruno:1:99', 'and it lists game B players only');
 select is((select count(*) from manette.leaderboard_buckets), 1::bigint, 'with its own counter');
-select throws_ok($$ select lbtest.submit('temps', 'bruno', 1, now()) $$, 'MN404', 'leaderboard_not_found',
+select throws_ok($$ select (manette_test.submit('temps', 'bruno', 1, now())->'data') $$, 'MN404', 'leaderboard_not_found',
   'a board of game A is not found from game B');
 update manette.leaderboard_entries set value = 0, sort_key = 0 where game_id = current_setting('test.game_a')::uuid;
 select throws_ok($$ select manette.leaderboard_submit(json_populate_record(null::manette.leaderboards,
@@ -436,7 +430,7 @@ select is((select sum(value) from manette.leaderboard_entries e join manette.lea
   'game A entries unchanged');
 
 -- == Re-applying the config keeps scores ===============================================
-select manette_admin.apply_game($${"jeu": "lb-a", "nom": "A", "classements": {
+select manette_test.create_game($${"jeu": "lb-a", "nom": "A", "classements": {
   "score": {"ordre": "asc"}, "dernier": {"operateur": "dernier"}, "total": {"operateur": "somme"},
   "borne": {"valeur_min": 0, "valeur_max": 100}, "jour": {"reinitialisation": "quotidienne"},
   "semaine": {"reinitialisation": "hebdomadaire", "operateur": "somme"},
@@ -455,7 +449,7 @@ select throws_ok($$ select lbtest.scores('temps', now()) $$, 'MN404', 'leaderboa
 reset role;
 select is((select count(*) from manette.leaderboard_entries e join manette.leaderboards l on l.id = e.leaderboard_id
            where l.code = 'temps'), 3::bigint, 'but its scores are kept');
-select manette_admin.apply_game((select jsonb_set(config, '{classements,temps}', '{"ordre": "asc"}') from manette.games where slug = 'lb-a'),
+select manette_test.create_game((select jsonb_set(config, '{classements,temps}', '{"ordre": "asc"}') from manette.games where slug = 'lb-a'),
   'sk_live_unused');
 set local role manette_engine;
 select set_config('manette.game_id', current_setting('test.game_a'), true);

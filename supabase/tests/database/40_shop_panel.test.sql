@@ -35,20 +35,20 @@ create function pg_temp.listed(key text) returns text[] language sql as $$
   select coalesce(array_agg(a->>'code' order by o), '{}')
   from jsonb_array_elements(api.shop_articles(jsonb_build_object('key', key))->'data') with ordinality t(a, o)
 $$;
-create function pg_temp.state() returns text[] language sql as $$
+create function pg_temp.article_rows() returns text[] language sql as $$
   select array_agg(code || ':' || ctid::text order by code) from manette.shop_articles
 $$;
 
-select manette_admin.apply_game(pg_temp.config_a(pg_temp.articles_a()), 'sk_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-select manette_admin.apply_game(
+select manette_test.create_game(pg_temp.config_a(pg_temp.articles_a()), 'sk_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+select manette_test.create_game(
   '{"jeu": "shop-b", "nom": "B", "boutique": [{"code": "epee", "nom": "Épée de B", "prix": 3, "devise": "pièces"}]}',
   'sk_live_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
-select manette_admin.apply_game('{"jeu": "shop-c", "nom": "C"}', 'sk_live_CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC');
+select manette_test.create_game('{"jeu": "shop-c", "nom": "C"}', 'sk_live_CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC');
 select set_config('test.epee_id', (select s.id::text from manette.shop_articles s join manette.games g on g.id = s.game_id
                                     where g.slug = 'shop-a' and s.code = 'epee'), true);
 select set_config('test.arc_id', (select s.id::text from manette.shop_articles s join manette.games g on g.id = s.game_id
                                    where g.slug = 'shop-a' and s.code = 'arc'), true);
-select set_config('test.state', pg_temp.state()::text, true);
+select set_config('test.state', pg_temp.article_rows()::text, true);
 
 -- == Listing ==================================================================
 set local role manette_api;
@@ -77,14 +77,14 @@ select throws_ok($$ select api.shop_articles('{"key": "sk_live_DDDDDDDDDDDDDDDDD
 reset role;
 
 -- == apply_part_shop ==========================================================
-select manette_admin.apply_game(pg_temp.config_a(pg_temp.articles_a()), 'sk_live_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX');
-select is(pg_temp.state()::text, current_setting('test.state'), 'applying the same file again writes no row');
+select manette_test.create_game(pg_temp.config_a(pg_temp.articles_a()), 'sk_live_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX');
+select is(pg_temp.article_rows()::text, current_setting('test.state'), 'applying the same file again writes no row');
 select is(manette_admin.expand_game((select id from manette.games where slug = 'shop-a'),
                                     (select config from manette.games where slug = 'shop-a'))::text, '', 'expand_game runs the shop part');
-select is(pg_temp.state()::text, current_setting('test.state'), 'and it writes nothing either');
+select is(pg_temp.article_rows()::text, current_setting('test.state'), 'and it writes nothing either');
 
 -- Change the price of epee, drop arc.
-select manette_admin.apply_game(pg_temp.config_a(
+select manette_test.create_game(pg_temp.config_a(
   (select jsonb_agg(case when a->>'code' = 'epee' then a || '{"prix": 120}' else a end)
    from jsonb_array_elements(pg_temp.articles_a()) a where a->>'code' <> 'arc')), 'sk_live_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX');
 set local role manette_api;
@@ -100,19 +100,19 @@ select ok((select removed_at is not null from manette.shop_articles where id = c
 select is((select count(*) from manette.shop_articles s join manette.games g on g.id = s.game_id where g.slug = 'shop-b'), 1::bigint,
   'applying game A touched nothing of game B');
 
-select manette_admin.apply_game(pg_temp.config_a(pg_temp.articles_a()), 'sk_live_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX');
+select manette_test.create_game(pg_temp.config_a(pg_temp.articles_a()), 'sk_live_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX');
 set local role manette_api;
 select is(pg_temp.listed('sk_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'), array['bouclier', 'arc', 'epee', 'zen', 'fenetre'],
   'an article back in the file is listed again');
 select is((select a->>'id' from jsonb_array_elements(api.shop_articles('{"key": "sk_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}')->'data') a
            where a->>'code' = 'arc'), current_setting('test.arc_id'), 'with the id it had before');
 reset role;
-select manette_admin.apply_game(pg_temp.config_a('[]'), 'sk_live_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX');
+select manette_test.create_game(pg_temp.config_a('[]'), 'sk_live_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX');
 select is(pg_temp.listed('sk_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'), '{}'::text[], 'an empty boutique empties the shop');
-select manette_admin.apply_game(pg_temp.config_a(pg_temp.articles_a()), 'sk_live_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX');
+select manette_test.create_game(pg_temp.config_a(pg_temp.articles_a()), 'sk_live_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX');
 
 -- == RLS ======================================================================
-select set_config('test.game_b', (select id::text from manette.games where slug = 'shop-b'), true);
+select set_config('test.game_b', manette_test.game('shop-b')::text, true);
 set local role manette_engine;
 select set_config('manette.presented_key', '', true);
 select set_config('manette.game_id', current_setting('test.game_b'), true);

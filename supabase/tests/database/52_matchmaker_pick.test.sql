@@ -10,14 +10,12 @@ grant usage on schema extensions to manette_api, manette_engine;
 
 select plan(48);
 
--- pk.at(s): a fixed instant plus s seconds. pk.pick(...): the picked room as
+-- manette_test.at(s): a fixed instant plus s seconds. pk.pick(...): the picked room as
 -- "position:team ..." in seat order (team 1 first, join order inside a team), or null.
 -- Elos and join times (seconds) in join order; `now_s` is the instant (seconds).
 create schema pk;
 grant usage on schema pk to manette_engine;
-create function pk.at(seconds double precision) returns timestamptz
-language sql immutable as $$ select '2030-01-01 00:00:00+00'::timestamptz + make_interval(secs => seconds) $$;
-create function pk.room(r manette.mm_room) returns text
+create function pk.positions(r manette.mm_room) returns text
 language sql immutable as $$
   select string_agg(p || ':' || t, ' ' order by t, p) from unnest(r.positions, r.teams) u(p, t)
 $$;
@@ -28,8 +26,8 @@ create function pk.pick(elos double precision[], joined_s double precision[], no
                         unavailable boolean[] default null, from_anchor integer default 1)
 returns text
 language sql immutable as $$
-  select pk.room(manette.mm_pick_room(elos, array(select pk.at(s) from unnest(joined_s) with ordinality u(s, k) order by k),
-                                      pk.at(now_s), teams, per_team, initial_gap, widening, max_gap,
+  select pk.positions(manette.mm_pick_room(elos, array(select manette_test.at(s) from unnest(joined_s) with ordinality u(s, k) order by k),
+                                      manette_test.at(now_s), teams, per_team, initial_gap, widening, max_gap,
                                       unavailable, from_anchor))
 $$;
 grant execute on all functions in schema pk to manette_engine;
@@ -80,7 +78,7 @@ select is(pk.pick('{1000,1250,1100}', '{0,1,20}', 20, 2, 1), '1:1 2:2',
   'the anchor takes the oldest candidate that fits (1250, waiting since 1 s), not the closest elo');
 select is(pk.pick('{5000,1000,1010}', '{0,1,2}', 2, 2, 1), '2:1 3:2',
   'an anchor nobody fits waits; the next oldest forms the room');
-select is((manette.mm_pick_room('{5000,1000,1010}', array[pk.at(0), pk.at(1), pk.at(2)], pk.at(2), 2, 1, 100, 10, null)).anchor,
+select is((manette.mm_pick_room('{5000,1000,1010}', array[manette_test.at(0), manette_test.at(1), manette_test.at(2)], manette_test.at(2), 2, 1, 100, 10, null)).anchor,
   2, 'the room says which anchor it was built around');
 select is(pk.pick('{1000,1000,1000}', '{0,1,2}', 2, 2, 1, unavailable => '{f,t,f}'), '1:1 3:2',
   'unavailable positions are skipped (placed or vanished)');
@@ -127,10 +125,10 @@ create function pk.rooms(elos double precision[], joined_s double precision[], n
                          from_anchor integer default 1)
 returns text
 language sql immutable as $$
-  select string_agg(x.anchor || '=' || coalesce(pk.room(row(x.anchor, x.positions, x.teams)::manette.mm_room), '(go on)'),
+  select string_agg(x.anchor || '=' || coalesce(pk.positions(row(x.anchor, x.positions, x.teams)::manette.mm_room), '(go on)'),
                     ' | ' order by x.o)
-  from manette.mm_pick_rooms(elos, array(select pk.at(s) from unnest(joined_s) with ordinality u(s, k) order by k),
-                             pk.at(now_s), teams, per_team, 100, 10, null, unavailable, from_anchor,
+  from manette.mm_pick_rooms(elos, array(select manette_test.at(s) from unnest(joined_s) with ordinality u(s, k) order by k),
+                             manette_test.at(now_s), teams, per_team, 100, 10, null, unavailable, from_anchor,
                              max_rooms, max_anchors) with ordinality x(anchor, positions, teams, o)
 $$;
 grant execute on function pk.rooms to manette_engine;
@@ -153,7 +151,7 @@ select is(pk.rooms('{1000,1000,1000,1000,1000}', '{0,1,2,3,4}', 5, 2, 1, unavail
   '1=1:1 3:2 | 4=4:1 5:2', 'unavailable positions stay out of every room (a shorter array: the rest are available)');
 select is((select count(*)::integer from manette.mm_pick_rooms(
              array(select 1000 + (i * 37) % 100 from generate_series(1, 100) i)::double precision[],
-             array(select pk.at(i / 10.0) from generate_series(1, 100) i), pk.at(11), 2, 2, 100, 10, null) r
+             array(select manette_test.at(i / 10.0) from generate_series(1, 100) i), manette_test.at(11), 2, 2, 100, 10, null) r
            where r.positions = array[r.anchor, r.anchor + 1, r.anchor + 2, r.anchor + 3] and r.anchor % 4 = 1),
   25, 'a dense queue of 100: 25 rooms of four consecutive players');
 

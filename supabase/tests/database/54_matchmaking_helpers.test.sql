@@ -8,13 +8,13 @@ grant usage on schema extensions to manette_engine;
 
 select plan(9);
 
-select manette_admin.apply_game($${"jeu": "mmh", "nom": "H", "modes": {
+select manette_test.create_game($${"jeu": "mmh", "nom": "H", "modes": {
   "duel":  {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre", "elo_ecart_initial": 100, "elo_elargissement_par_s": 10, "elo_ecart_max": 250, "delai_inactivite_s": 45},
   "libre": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre"}
 }}$$, 'sk_live_MHAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-select set_config('test.game', (select id::text from manette.games where slug = 'mmh'), true);
-insert into manette.players (game_id, pseudo)
-select current_setting('test.game')::uuid, p from unnest(array['mh_1', 'mh_2', 'mh_3']) p;
+select set_config('test.game', manette_test.game('mmh')::text, true);
+select manette_test.player('mmh', p)
+from unnest(array['mh_1', 'mh_2', 'mh_3']) p;
 
 create function pg_temp.mode(code text) returns manette.modes
 language sql stable as $$ select m from manette.modes m where m.game_id = current_setting('test.game')::uuid and m.code = mode.code $$;

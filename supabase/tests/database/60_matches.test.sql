@@ -34,73 +34,32 @@ create function jeu_test.mauvais(partie jsonb, joueur_id uuid, action text, donn
 returns setof jsonb language sql as $$ select '{}'::jsonb $$;
 grant execute on function jeu_test.mauvais(jsonb, uuid, text, jsonb) to manette_rules;
 
-select manette_admin.apply_game($${"jeu": "mt-a", "nom": "A", "modes": {
+select manette_test.create_game($${"jeu": "mt-a", "nom": "A", "modes": {
   "1v1":   {"equipes": 2, "joueurs_par_equipe": 1, "regles": "morpion"},
   "libre": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre"},
   "tour":  {"equipes": 2, "joueurs_par_equipe": 2, "regles": "tour_par_tour"},
   "perso": {"equipes": 3, "joueurs_par_equipe": 1, "regles": "jeu_test.regles"}
 }}$$, 'sk_live_MTAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-select manette_admin.apply_game($${"jeu": "mt-b", "nom": "B", "modes": {
+select manette_test.create_game($${"jeu": "mt-b", "nom": "B", "modes": {
   "1v1": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "morpion"}}}$$,
   'sk_live_MTBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
-select set_config('test.game_a', (select id::text from manette.games where slug = 'mt-a'), true);
-select set_config('test.game_b', (select id::text from manette.games where slug = 'mt-b'), true);
+select set_config('test.game_a', manette_test.game('mt-a')::text, true);
+select set_config('test.game_b', manette_test.game('mt-b')::text, true);
 
 -- alice and bob of A, bruno of B have sessions (api.* tests); the others are inserted.
 set local role manette_api;
-select api.players_register('{"key": "sk_live_MTAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}',
-  '{"pseudo": "alice", "email": "alice@a.test", "password_hash": "scrypt$1", "token": "pt_mtaliceaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}');
-select api.players_register('{"key": "sk_live_MTAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}',
-  '{"pseudo": "bob", "email": "bob@a.test", "password_hash": "scrypt$1", "token": "pt_mtbobaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}');
-select api.players_register('{"key": "sk_live_MTBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"}',
-  '{"pseudo": "bruno", "email": "bruno@b.test", "password_hash": "scrypt$1", "token": "pt_mtbrunobbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}');
+select manette_test.register('mt-a', 'alice', 'alice@a.test', '{"token": "pt_mtaliceaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}');
+select manette_test.register('mt-a', 'bob', 'bob@a.test', '{"token": "pt_mtbobaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}');
+select manette_test.register('mt-b', 'bruno', 'bruno@b.test', '{"token": "pt_mtbrunobbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}');
 reset role;
-insert into manette.players (game_id, pseudo)
-select current_setting('test.game_a')::uuid, p from unnest(array['pl_x1', 'pl_o1', 'pl_l1', 'pl_l2', 'pl_t1', 'pl_t2', 'pl_t3', 'pl_t4', 'pl_p1', 'pl_p2', 'pl_p3', 'pl_z1']) p;
-insert into manette.players (game_id, pseudo)
-select current_setting('test.game_b')::uuid, p from unnest(array['pl_bx', 'pl_bo']) p;
+select manette_test.player('mt-a', p)
+from unnest(array['pl_x1', 'pl_o1', 'pl_l1', 'pl_l2', 'pl_t1', 'pl_t2', 'pl_t3', 'pl_t4', 'pl_p1', 'pl_p2', 'pl_p3', 'pl_z1']) p;
+select manette_test.player('mt-b', p)
+from unnest(array['pl_bx', 'pl_bo']) p;
 
 -- Test helpers run as the caller (not definer): as manette_engine, RLS applies to them.
 create schema mt;
 grant usage on schema mt to manette_engine, manette_api;
-create function mt.pid(who text) returns uuid
-language sql stable as $$ select p.id from manette.players p where p.pseudo = who $$;
--- A match of `mode` with these players (equal elos: seats in the given order).
-create function mt.new_match(mode text, who text[]) returns uuid
-language sql as $$
-  select manette.mm_create_match(manette.mm_find_mode(mode), now(), '{}'::uuid[],
-    array(select mt.pid(w) from unnest(who) with ordinality u(w, o) order by o),
-    array(select 1000::double precision from unnest(who)))
-$$;
--- The player in seat `n` of a match.
-create function mt.seat(match_id uuid, n integer) returns uuid
-language sql stable as $$ select mp.player_id from manette.match_players mp where mp.match_id = seat.match_id and mp.seat = n $$;
--- The reason of an action_refusee raised by `q`, 'accepted' if it raised nothing. The
--- block rolls back what `q` wrote, like a refused request does.
-create function mt.refusal(q text) returns text
-language plpgsql as $$
-declare
-  detail text;
-begin
-  execute q;
-  return 'accepted';
-exception when sqlstate 'MN409' then
-  get stacked diagnostics detail = pg_exception_detail;
-  return detail::jsonb->>'reason';
-end
-$$;
-create function mt.u(i integer) returns uuid
-language sql immutable as $$ select ('00000000-0000-4000-8000-' || lpad(i::text, 12, '0'))::uuid $$;
--- A `partie` for calling rule functions directly: players 1..n (uuid ...0001, ...0002),
--- `teams` their teams in seat order.
-create function mt.partie(board jsonb, turn integer, n integer, teams integer[]) returns jsonb
-language sql immutable as $$
-  select jsonb_build_object('id', '00000000-0000-4000-8000-00000000000f', 'statut', 'en_cours',
-    'tour_joueur', mt.u(turn), 'numero_tour', n, 'etat_plateau', board,
-    'participants', (select jsonb_agg(jsonb_build_object('joueur_id', mt.u(i::integer), 'pseudo', 'p' || i, 'equipe', t) order by i)
-                     from unnest(teams) with ordinality u(t, i)),
-    'gagnant_id', null, 'gagnant_equipe', null)
-$$;
 create function mt.board(cells text) returns jsonb   -- 'X.O......' → {"cases": ["X", null, "O", ...]}
 language sql immutable as $$
   select jsonb_build_object('cases', jsonb_agg(case when c = '.' then null else to_jsonb(c) end order by o))
@@ -109,94 +68,94 @@ $$;
 grant execute on all functions in schema mt to manette_engine, manette_api;
 
 -- == libre ========================================================================
-select is(manette.regles_libre(mt.partie('{}', 1, 1, '{1,2}'), null, 'initialiser', '{}'),
+select is(manette.regles_libre(manette_test.partie('{}', 1, 1, '{1,2}'), null, 'initialiser', '{}'),
   '{"etat_plateau": {}}'::jsonb, 'libre: initialiser → {}');
-select is(manette.regles_libre(mt.partie('{"a": 1, "b": 2}', 1, 4, '{1,2}'), mt.u(2), 'poser', '{"b": 3, "c": {"d": 4}}'),
+select is(manette.regles_libre(manette_test.partie('{"a": 1, "b": 2}', 1, 4, '{1,2}'), manette_test.uid(2), 'poser', '{"b": 3, "c": {"d": 4}}'),
   '{"etat_plateau": {"a": 1, "b": 3, "c": {"d": 4}}, "numero_tour": 5}'::jsonb,
   'libre: any participant (not the turn''s), any action; donnees merged; numero_tour + 1; tour_joueur untouched');
-select is(mt.refusal($$ select manette.regles_libre(mt.partie('{}', 1, 1, '{1,2}'), mt.u(1), 'poser', '[1]') $$),
+select is(manette_test.refusal($$ select manette.regles_libre(manette_test.partie('{}', 1, 1, '{1,2}'), manette_test.uid(1), 'poser', '[1]') $$),
   'donnees_invalides', 'libre: donnees must be an object');
-select is(manette.regles_libre(mt.partie('{"a": 1}', 1, 3, '{1,2}'), mt.u(1), 'abandonner', '{}'),
+select is(manette.regles_libre(manette_test.partie('{"a": 1}', 1, 3, '{1,2}'), manette_test.uid(1), 'abandonner', '{}'),
   '{"statut": "terminee", "gagnant_id": "00000000-0000-4000-8000-000000000002", "numero_tour": 4, "tour_joueur": null, "gagnant_equipe": 2}'::jsonb,
   'libre: abandonner ends the match, the other team wins');
 
 -- == tour_par_tour ==================================================================
-select is(manette.regles_tour_par_tour(mt.partie('{}', 1, 1, '{1,1,2,2}'), null, 'initialiser', '{}'),
+select is(manette.regles_tour_par_tour(manette_test.partie('{}', 1, 1, '{1,1,2,2}'), null, 'initialiser', '{}'),
   '{"etat_plateau": {}}'::jsonb, 'tour_par_tour: initialiser → {}');
-select is(mt.refusal($$ select manette.regles_tour_par_tour(mt.partie('{}', 1, 1, '{1,1,2,2}'), mt.u(2), 'coup', '{}') $$),
+select is(manette_test.refusal($$ select manette.regles_tour_par_tour(manette_test.partie('{}', 1, 1, '{1,1,2,2}'), manette_test.uid(2), 'coup', '{}') $$),
   'pas_ton_tour', 'tour_par_tour: only tour_joueur may act');
-select is(mt.refusal($$ select manette.regles_tour_par_tour(mt.partie('{}', 1, 1, '{1,1,2,2}'), mt.u(2), 'coup', '"x"') $$),
+select is(manette_test.refusal($$ select manette.regles_tour_par_tour(manette_test.partie('{}', 1, 1, '{1,1,2,2}'), manette_test.uid(2), 'coup', '"x"') $$),
   'pas_ton_tour', 'tour_par_tour: the turn is checked before the data');
-select is(mt.refusal($$ select manette.regles_tour_par_tour(mt.partie('{}', 1, 1, '{1,1,2,2}'), mt.u(1), 'coup', '"x"') $$),
+select is(manette_test.refusal($$ select manette.regles_tour_par_tour(manette_test.partie('{}', 1, 1, '{1,1,2,2}'), manette_test.uid(1), 'coup', '"x"') $$),
   'donnees_invalides', 'tour_par_tour: donnees must be an object');
-select is(manette.regles_tour_par_tour(mt.partie('{"a": 1}', 1, 1, '{1,1,2,2}'), mt.u(1), 'coup', '{"b": 2}'),
-  jsonb_build_object('etat_plateau', '{"a": 1, "b": 2}'::jsonb, 'tour_joueur', mt.u(2), 'numero_tour', 2),
+select is(manette.regles_tour_par_tour(manette_test.partie('{"a": 1}', 1, 1, '{1,1,2,2}'), manette_test.uid(1), 'coup', '{"b": 2}'),
+  jsonb_build_object('etat_plateau', '{"a": 1, "b": 2}'::jsonb, 'tour_joueur', manette_test.uid(2), 'numero_tour', 2),
   'tour_par_tour: merges donnees, passes the turn to the next seat, numero_tour + 1');
-select is(manette.regles_tour_par_tour(mt.partie('{}', 2, 7, '{1,1,2,2}'), mt.u(2), 'coup', '{}')->>'tour_joueur',
-  mt.u(3)::text, 'tour_par_tour: seat 2 → seat 3 (team 2''s first player)');
-select is(manette.regles_tour_par_tour(mt.partie('{}', 4, 9, '{1,1,2,2}'), mt.u(4), 'coup', '{}')->>'tour_joueur',
-  mt.u(1)::text, 'tour_par_tour: the last seat passes to the first');
-select is(manette.regles_tour_par_tour(mt.partie('{}', 2, 2, '{1,2}'), mt.u(2), 'coup', '{}')->>'tour_joueur',
-  mt.u(1)::text, 'tour_par_tour: 2 players alternate');
-select is(manette.regles_tour_par_tour(mt.partie('{}', 1, 1, '{1,1,2,2}'), mt.u(3), 'abandonner', '{}'),
+select is(manette.regles_tour_par_tour(manette_test.partie('{}', 2, 7, '{1,1,2,2}'), manette_test.uid(2), 'coup', '{}')->>'tour_joueur',
+  manette_test.uid(3)::text, 'tour_par_tour: seat 2 → seat 3 (team 2''s first player)');
+select is(manette.regles_tour_par_tour(manette_test.partie('{}', 4, 9, '{1,1,2,2}'), manette_test.uid(4), 'coup', '{}')->>'tour_joueur',
+  manette_test.uid(1)::text, 'tour_par_tour: the last seat passes to the first');
+select is(manette.regles_tour_par_tour(manette_test.partie('{}', 2, 2, '{1,2}'), manette_test.uid(2), 'coup', '{}')->>'tour_joueur',
+  manette_test.uid(1)::text, 'tour_par_tour: 2 players alternate');
+select is(manette.regles_tour_par_tour(manette_test.partie('{}', 1, 1, '{1,1,2,2}'), manette_test.uid(3), 'abandonner', '{}'),
   '{"statut": "terminee", "gagnant_id": null, "numero_tour": 2, "tour_joueur": null, "gagnant_equipe": 1}'::jsonb,
   'tour_par_tour: abandonner, out of turn; a team of 2 wins: gagnant_equipe, no single gagnant_id');
 
 -- == morpion ======================================================================
-select is(manette.regles_morpion(mt.partie('{}', 1, 1, '{1,2}'), null, 'initialiser', '{}'),
+select is(manette.regles_morpion(manette_test.partie('{}', 1, 1, '{1,2}'), null, 'initialiser', '{}'),
   jsonb_build_object('etat_plateau', mt.board('.........')), 'morpion: initialiser → 9 empty cases');
-select is(mt.refusal($$ select manette.regles_morpion(mt.partie(mt.board('.........'), 1, 1, '{1,2}'), mt.u(1), 'poser', '{"case": 0}') $$),
+select is(manette_test.refusal($$ select manette.regles_morpion(manette_test.partie(mt.board('.........'), 1, 1, '{1,2}'), manette_test.uid(1), 'poser', '{"case": 0}') $$),
   'action_inconnue', 'morpion: an action other than jouer');
-select is(mt.refusal($$ select manette.regles_morpion(mt.partie(mt.board('.........'), 1, 1, '{1,2}'), mt.u(2), 'jouer', '{"case": 0}') $$),
+select is(manette_test.refusal($$ select manette.regles_morpion(manette_test.partie(mt.board('.........'), 1, 1, '{1,2}'), manette_test.uid(2), 'jouer', '{"case": 0}') $$),
   'pas_ton_tour', 'morpion: not your turn');
-select is(mt.refusal($$ select manette.regles_morpion(mt.partie(mt.board('.........'), 1, 1, '{1,2}'), mt.u(1), 'jouer', '{}') $$),
+select is(manette_test.refusal($$ select manette.regles_morpion(manette_test.partie(mt.board('.........'), 1, 1, '{1,2}'), manette_test.uid(1), 'jouer', '{}') $$),
   'donnees_invalides', 'morpion: case missing');
-select is(mt.refusal($$ select manette.regles_morpion(mt.partie(mt.board('.........'), 1, 1, '{1,2}'), mt.u(1), 'jouer', '{"case": "4"}') $$),
+select is(manette_test.refusal($$ select manette.regles_morpion(manette_test.partie(mt.board('.........'), 1, 1, '{1,2}'), manette_test.uid(1), 'jouer', '{"case": "4"}') $$),
   'donnees_invalides', 'morpion: case not a number');
-select is(mt.refusal($$ select manette.regles_morpion(mt.partie(mt.board('.........'), 1, 1, '{1,2}'), mt.u(1), 'jouer', '{"case": 2.5}') $$),
+select is(manette_test.refusal($$ select manette.regles_morpion(manette_test.partie(mt.board('.........'), 1, 1, '{1,2}'), manette_test.uid(1), 'jouer', '{"case": 2.5}') $$),
   'donnees_invalides', 'morpion: case not an integer');
-select is(mt.refusal($$ select manette.regles_morpion(mt.partie(mt.board('.........'), 1, 1, '{1,2}'), mt.u(1), 'jouer', '[4]') $$),
+select is(manette_test.refusal($$ select manette.regles_morpion(manette_test.partie(mt.board('.........'), 1, 1, '{1,2}'), manette_test.uid(1), 'jouer', '[4]') $$),
   'donnees_invalides', 'morpion: donnees not an object');
-select is(mt.refusal($$ select manette.regles_morpion(mt.partie(mt.board('.........'), 1, 1, '{1,2}'), mt.u(1), 'jouer', '{"case": 9}') $$),
+select is(manette_test.refusal($$ select manette.regles_morpion(manette_test.partie(mt.board('.........'), 1, 1, '{1,2}'), manette_test.uid(1), 'jouer', '{"case": 9}') $$),
   'hors_plateau', 'morpion: case 9');
-select is(mt.refusal($$ select manette.regles_morpion(mt.partie(mt.board('.........'), 1, 1, '{1,2}'), mt.u(1), 'jouer', '{"case": -1}') $$),
+select is(manette_test.refusal($$ select manette.regles_morpion(manette_test.partie(mt.board('.........'), 1, 1, '{1,2}'), manette_test.uid(1), 'jouer', '{"case": -1}') $$),
   'hors_plateau', 'morpion: case -1');
-select is(mt.refusal($$ select manette.regles_morpion(mt.partie(mt.board('X........'), 2, 2, '{1,2}'), mt.u(2), 'jouer', '{"case": 0}') $$),
+select is(manette_test.refusal($$ select manette.regles_morpion(manette_test.partie(mt.board('X........'), 2, 2, '{1,2}'), manette_test.uid(2), 'jouer', '{"case": 0}') $$),
   'case_occupee', 'morpion: an occupied case');
-select is(mt.refusal($$ select manette.regles_morpion(mt.partie(mt.board('X........'), 2, 2, '{1,2}'), mt.u(2), 'jouer', '{"case": 8.0}') $$),
+select is(manette_test.refusal($$ select manette.regles_morpion(manette_test.partie(mt.board('X........'), 2, 2, '{1,2}'), manette_test.uid(2), 'jouer', '{"case": 8.0}') $$),
   'accepted', 'morpion: 8.0 is the integer 8');
-select is(manette.regles_morpion(mt.partie(mt.board('.........'), 1, 1, '{1,2}'), mt.u(1), 'jouer', '{"case": 4}'),
-  jsonb_build_object('etat_plateau', mt.board('....X....'), 'tour_joueur', mt.u(2), 'numero_tour', 2),
+select is(manette.regles_morpion(manette_test.partie(mt.board('.........'), 1, 1, '{1,2}'), manette_test.uid(1), 'jouer', '{"case": 4}'),
+  jsonb_build_object('etat_plateau', mt.board('....X....'), 'tour_joueur', manette_test.uid(2), 'numero_tour', 2),
   'morpion: the first seat plays X, the turn passes, numero_tour + 1');
-select is(manette.regles_morpion(mt.partie(mt.board('X...X....'), 2, 3, '{1,2}'), mt.u(2), 'jouer', '{"case": 8}'),
-  jsonb_build_object('etat_plateau', mt.board('X...X...O'), 'tour_joueur', mt.u(1), 'numero_tour', 4),
+select is(manette.regles_morpion(manette_test.partie(mt.board('X...X....'), 2, 3, '{1,2}'), manette_test.uid(2), 'jouer', '{"case": 8}'),
+  jsonb_build_object('etat_plateau', mt.board('X...X...O'), 'tour_joueur', manette_test.uid(1), 'numero_tour', 4),
   'morpion: the second seat plays O');
-select is(manette.regles_morpion(mt.partie(mt.board('XX.OO....'), 1, 5, '{1,2}'), mt.u(1), 'jouer', '{"case": 2}'),
+select is(manette.regles_morpion(manette_test.partie(mt.board('XX.OO....'), 1, 5, '{1,2}'), manette_test.uid(1), 'jouer', '{"case": 2}'),
   jsonb_build_object('etat_plateau', mt.board('XXXOO....') || '{"ligne": [0, 1, 2]}', 'statut', 'terminee',
-    'tour_joueur', null, 'numero_tour', 6, 'gagnant_id', mt.u(1), 'gagnant_equipe', 1),
+    'tour_joueur', null, 'numero_tour', 6, 'gagnant_id', manette_test.uid(1), 'gagnant_equipe', 1),
   'morpion: a row wins: terminee, gagnant_id, gagnant_equipe, ligne, no more turn');
-select is(manette.regles_morpion(mt.partie(mt.board('XO.XO...X'), 2, 6, '{1,2}'), mt.u(2), 'jouer', '{"case": 7}')->'etat_plateau'->'ligne',
+select is(manette.regles_morpion(manette_test.partie(mt.board('XO.XO...X'), 2, 6, '{1,2}'), manette_test.uid(2), 'jouer', '{"case": 7}')->'etat_plateau'->'ligne',
   '[1, 4, 7]'::jsonb, 'morpion: a column wins');
-select is(manette.regles_morpion(mt.partie(mt.board('OXX.OX...'), 2, 6, '{1,2}'), mt.u(2), 'jouer', '{"case": 8}')
+select is(manette.regles_morpion(manette_test.partie(mt.board('OXX.OX...'), 2, 6, '{1,2}'), manette_test.uid(2), 'jouer', '{"case": 8}')
           - 'etat_plateau' - 'numero_tour',
-  jsonb_build_object('statut', 'terminee', 'tour_joueur', null, 'gagnant_id', mt.u(2), 'gagnant_equipe', 2),
+  jsonb_build_object('statut', 'terminee', 'tour_joueur', null, 'gagnant_id', manette_test.uid(2), 'gagnant_equipe', 2),
   'morpion: a diagonal wins for O');
-select is(manette.regles_morpion(mt.partie(mt.board('OOX.X....'), 1, 5, '{1,2}'), mt.u(1), 'jouer', '{"case": 6}')->'etat_plateau'->'ligne',
+select is(manette.regles_morpion(manette_test.partie(mt.board('OOX.X....'), 1, 5, '{1,2}'), manette_test.uid(1), 'jouer', '{"case": 6}')->'etat_plateau'->'ligne',
   '[2, 4, 6]'::jsonb, 'morpion: the anti-diagonal wins');
-select is(manette.regles_morpion(mt.partie(mt.board('XOXXOOOX.'), 1, 9, '{1,2}'), mt.u(1), 'jouer', '{"case": 8}'),
+select is(manette.regles_morpion(manette_test.partie(mt.board('XOXXOOOX.'), 1, 9, '{1,2}'), manette_test.uid(1), 'jouer', '{"case": 8}'),
   jsonb_build_object('etat_plateau', mt.board('XOXXOOOXX'), 'statut', 'terminee', 'tour_joueur', null,
     'numero_tour', 10, 'gagnant_id', null, 'gagnant_equipe', null),
   'morpion: a full board without a line is a draw');
-select is(manette.regles_morpion(mt.partie(mt.board('X........'), 2, 2, '{1,2}'), mt.u(1), 'abandonner', '{}')
+select is(manette.regles_morpion(manette_test.partie(mt.board('X........'), 2, 2, '{1,2}'), manette_test.uid(1), 'abandonner', '{}')
           - 'numero_tour',
-  jsonb_build_object('statut', 'terminee', 'tour_joueur', null, 'gagnant_id', mt.u(2), 'gagnant_equipe', 2),
+  jsonb_build_object('statut', 'terminee', 'tour_joueur', null, 'gagnant_id', manette_test.uid(2), 'gagnant_equipe', 2),
   'morpion: abandonner out of turn; the other player wins');
 
 -- == abandonner with other team counts ==============================================
-select is(manette.regles_abandon(mt.partie('{}', 1, 1, '{1,2,3}'), mt.u(2)) - 'numero_tour',
+select is(manette.regles_abandon(manette_test.partie('{}', 1, 1, '{1,2,3}'), manette_test.uid(2)) - 'numero_tour',
   '{"statut": "terminee", "gagnant_id": null, "tour_joueur": null, "gagnant_equipe": null}'::jsonb,
   'abandonner with 3 teams: the match ends without a winner');
-select is(manette.regles_abandon(mt.partie('{}', 1, 1, '{1,1}'), mt.u(2)) - 'numero_tour',
+select is(manette.regles_abandon(manette_test.partie('{}', 1, 1, '{1,1}'), manette_test.uid(2)) - 'numero_tour',
   '{"statut": "terminee", "gagnant_id": null, "tour_joueur": null, "gagnant_equipe": null}'::jsonb,
   'abandonner with 1 team: the match ends without a winner');
 
@@ -228,27 +187,27 @@ select throws_like($$ select manette.initial_board('jeu_test.absente', '[]') $$,
 set local role manette_engine;
 select set_config('manette.game_id', current_setting('test.game_a'), true);
 select set_config('manette.player_id', '', true);
-select set_config('test.m1', mt.new_match('1v1', array['pl_x1', 'pl_o1'])::text, true);
-select set_config('test.lib', mt.new_match('libre', array['pl_l1', 'pl_l2'])::text, true);
-select set_config('test.t4', mt.new_match('tour', array['pl_t1', 'pl_t2', 'pl_t3', 'pl_t4'])::text, true);
-select set_config('test.per', mt.new_match('perso', array['pl_p1', 'pl_p2', 'pl_p3'])::text, true);
+select set_config('test.m1', manette_test.new_match('1v1', array['pl_x1', 'pl_o1'])::text, true);
+select set_config('test.lib', manette_test.new_match('libre', array['pl_l1', 'pl_l2'])::text, true);
+select set_config('test.t4', manette_test.new_match('tour', array['pl_t1', 'pl_t2', 'pl_t3', 'pl_t4'])::text, true);
+select set_config('test.per', manette_test.new_match('perso', array['pl_p1', 'pl_p2', 'pl_p3'])::text, true);
 reset role;
-select set_config('test.mb', (select manette.mm_create_match(m, now(), '{}', array[mt.pid('pl_bx'), mt.pid('pl_bo')], array[1000, 1000]::double precision[])
+select set_config('test.mb', (select manette.mm_create_match(m, now(), '{}', array[manette_test.pid('pl_bx'), manette_test.pid('pl_bo')], array[1000, 1000]::double precision[])
                               from manette.modes m where m.game_id = current_setting('test.game_b')::uuid)::text, true);
 select set_config('test.messages', (select count(*)::text from realtime.messages), true);
 set local role manette_engine;
 select set_config('manette.game_id', current_setting('test.game_a'), true);
 
-select set_config('test.played', manette.match_play(current_setting('test.m1')::uuid, mt.pid('pl_x1'), 'jouer', '{"case": 4}')::text, true);
+select set_config('test.played', manette.match_play(current_setting('test.m1')::uuid, manette_test.pid('pl_x1'), 'jouer', '{"case": 4}')::text, true);
 select is(current_setting('test.played')::jsonb, manette.match_json(current_setting('test.m1')::uuid),
   'match_play returns the new partie (match_json)');
 select is((select row(m.board, m.turn_player_id, m.turn_number, m.status, m.ended_at)::text from manette.matches m where m.id = current_setting('test.m1')::uuid),
-  row(mt.board('....X....'), mt.pid('pl_o1'), 2, 'en_cours'::text, null::timestamptz)::text,
+  row(mt.board('....X....'), manette_test.pid('pl_o1'), 2, 'en_cours'::text, null::timestamptz)::text,
   'the new state is persisted (board, turn, number, status)');
 select ok((select updated_at > created_at from manette.matches m where m.id = current_setting('test.m1')::uuid), 'maj_le moves');
 select is((select row(a.seq, a.player_id, a.action, a.data, a.turn_number)::text from manette.match_actions a
            where a.match_id = current_setting('test.m1')::uuid),
-  row(1, mt.pid('pl_x1'), 'jouer'::text, '{"case": 4}'::jsonb, 1)::text, 'the action is in the history, with its turn');
+  row(1, manette_test.pid('pl_x1'), 'jouer'::text, '{"case": 4}'::jsonb, 1)::text, 'the action is in the history, with its turn');
 reset role;
 select is((select array_agg(row(r.event, r.topic, r.private, r.extension)::text order by r.ctid)
            from realtime.messages r where r.topic = 'manette_partie_' || current_setting('test.m1')),
@@ -256,7 +215,7 @@ select is((select array_agg(row(r.event, r.topic, r.private, r.extension)::text 
         row('etat', 'manette_partie_' || current_setting('test.m1'), true, 'broadcast')::text],
   'two broadcasts on the match''s private topic: action then etat');
 select is((select r.payload - 'id' from realtime.messages r where r.topic = 'manette_partie_' || current_setting('test.m1') and r.event = 'action'),
-  jsonb_build_object('joueur_id', mt.pid('pl_x1'), 'action', 'jouer', 'donnees', '{"case": 4}'::jsonb, 'numero_tour', 1),
+  jsonb_build_object('joueur_id', manette_test.pid('pl_x1'), 'action', 'jouer', 'donnees', '{"case": 4}'::jsonb, 'numero_tour', 1),
   'action payload: {joueur_id, action, donnees, numero_tour} (and the message id realtime.send adds)');
 select is((select r.payload from realtime.messages r where r.topic = 'manette_partie_' || current_setting('test.m1') and r.event = 'etat'),
   manette.match_json(current_setting('test.m1')::uuid), 'etat payload: the partie as GET /match/state returns it');
@@ -265,13 +224,13 @@ select set_config('manette.game_id', current_setting('test.game_a'), true);
 
 -- Refusals: each leaves the match, the history and the broadcasts as they were.
 select set_config('test.before', manette.match_json(current_setting('test.m1')::uuid)::text, true);
-select is(mt.refusal(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 0}') $$, current_setting('test.m1'), mt.pid('pl_x1'))),
+select is(manette_test.refusal(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 0}') $$, current_setting('test.m1'), manette_test.pid('pl_x1'))),
   'pas_ton_tour', 'match_play: pas_ton_tour from the rule set');
-select is(mt.refusal(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 4}') $$, current_setting('test.m1'), mt.pid('pl_o1'))),
+select is(manette_test.refusal(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 4}') $$, current_setting('test.m1'), manette_test.pid('pl_o1'))),
   'case_occupee', 'match_play: case_occupee');
-select is(mt.refusal(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 0}', 1) $$, current_setting('test.m1'), mt.pid('pl_o1'))),
+select is(manette_test.refusal(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 0}', 1) $$, current_setting('test.m1'), manette_test.pid('pl_o1'))),
   'tour_perime', 'match_play: tour_perime (numero_tour 1, current 2)');
-select is(mt.refusal(format($$ select manette.match_play(%L, %L, 'initialiser', '{}') $$, current_setting('test.m1'), mt.pid('pl_o1'))),
+select is(manette_test.refusal(format($$ select manette.match_play(%L, %L, 'initialiser', '{}') $$, current_setting('test.m1'), manette_test.pid('pl_o1'))),
   'action_inconnue', 'match_play: initialiser is reserved');
 select is(manette.match_json(current_setting('test.m1')::uuid)::text, current_setting('test.before'), 'refusals change nothing');
 select is((select count(*) from manette.match_actions a where a.match_id = current_setting('test.m1')::uuid), 1::bigint,
@@ -281,31 +240,31 @@ select is((select count(*) from realtime.messages), current_setting('test.messag
 set local role manette_engine;
 select set_config('manette.game_id', current_setting('test.game_a'), true);
 
-select throws_ok(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 0}') $$, current_setting('test.m1'), mt.pid('pl_l1')),
+select throws_ok(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 0}') $$, current_setting('test.m1'), manette_test.pid('pl_l1')),
   'MN403', 'not_participant', 'match_play: not_participant');
-select throws_ok(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 0}') $$, gen_random_uuid(), mt.pid('pl_o1')),
+select throws_ok(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 0}') $$, gen_random_uuid(), manette_test.pid('pl_o1')),
   'MN404', 'match_not_found', 'match_play: an unknown match');
-select throws_ok(format($$ select manette.match_play(null, %L, 'jouer', '{"case": 0}') $$, mt.pid('pl_o1')),
+select throws_ok(format($$ select manette.match_play(null, %L, 'jouer', '{"case": 0}') $$, manette_test.pid('pl_o1')),
   'MN404', 'match_not_found', 'match_play: no id (malformed on the wire)');
-select throws_ok(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 0}') $$, current_setting('test.mb'), mt.pid('pl_o1')),
+select throws_ok(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 0}') $$, current_setting('test.mb'), manette_test.pid('pl_o1')),
   'MN404', 'match_not_found', 'match_play: a match of game B is not found from game A');
 
 -- Playing to the end: winner, ended_at, players free again.
-select lives_ok(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 0}') $$, current_setting('test.m1'), mt.pid('pl_o1')), 'o1 plays 0');
-select lives_ok(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 3}') $$, current_setting('test.m1'), mt.pid('pl_x1')), 'x1 plays 3');
-select lives_ok(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 1}', 4) $$, current_setting('test.m1'), mt.pid('pl_o1')), 'o1 plays 1 (numero_tour 4)');
-select is(manette.match_play(current_setting('test.m1')::uuid, mt.pid('pl_x1'), 'jouer', '{"case": 5}') - 'maj_le' - 'tour_expire_le' - 'termine_le' - 'cree_le' - 'participants' - 'code_salon' - 'id' - 'mode_jeu',
-  jsonb_build_object('statut', 'terminee', 'tour_joueur', null, 'numero_tour', 6, 'gagnant_id', mt.pid('pl_x1'), 'gagnant_equipe', 1,
+select lives_ok(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 0}') $$, current_setting('test.m1'), manette_test.pid('pl_o1')), 'o1 plays 0');
+select lives_ok(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 3}') $$, current_setting('test.m1'), manette_test.pid('pl_x1')), 'x1 plays 3');
+select lives_ok(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 1}', 4) $$, current_setting('test.m1'), manette_test.pid('pl_o1')), 'o1 plays 1 (numero_tour 4)');
+select is(manette.match_play(current_setting('test.m1')::uuid, manette_test.pid('pl_x1'), 'jouer', '{"case": 5}') - 'maj_le' - 'tour_expire_le' - 'termine_le' - 'cree_le' - 'participants' - 'code_salon' - 'id' - 'mode_jeu',
+  jsonb_build_object('statut', 'terminee', 'tour_joueur', null, 'numero_tour', 6, 'gagnant_id', manette_test.pid('pl_x1'), 'gagnant_equipe', 1,
                      'etat_plateau', mt.board('OO.XXX...') || '{"ligne": [3, 4, 5]}'),
   'x1 wins with 3, 4, 5');
 select is((select row(m.status, m.ended_at = m.updated_at, m.winner_player_id)::text from manette.matches m where m.id = current_setting('test.m1')::uuid),
-  row('terminee'::text, true, mt.pid('pl_x1'))::text, 'persisted: terminee, termine_le = maj_le, the winner');
+  row('terminee'::text, true, manette_test.pid('pl_x1'))::text, 'persisted: terminee, termine_le = maj_le, the winner');
 select is((select array_agg(mp.live) from manette.match_players mp where mp.match_id = current_setting('test.m1')::uuid),
   array[false, false], 'the seats are no longer live');
-select is(manette.mm_state(mt.pid('pl_o1'), now())->>'status', 'idle', 'so matchmaking says idle');
-select is(mt.refusal(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 8}') $$, current_setting('test.m1'), mt.pid('pl_o1'))),
+select is(manette.mm_state(manette_test.pid('pl_o1'), now())->>'status', 'idle', 'so matchmaking says idle');
+select is(manette_test.refusal(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 8}') $$, current_setting('test.m1'), manette_test.pid('pl_o1'))),
   'partie_terminee', 'partie_terminee after the end');
-select is(mt.refusal(format($$ select manette.match_play(%L, %L, 'abandonner', '{}') $$, current_setting('test.m1'), mt.pid('pl_o1'))),
+select is(manette_test.refusal(format($$ select manette.match_play(%L, %L, 'abandonner', '{}') $$, current_setting('test.m1'), manette_test.pid('pl_o1'))),
   'partie_terminee', 'abandonner after the end: partie_terminee');
 select is((select array_agg(a.seq order by a.seq) from manette.match_actions a where a.match_id = current_setting('test.m1')::uuid),
   array[1, 2, 3, 4, 5], 'history: 5 actions in order');
@@ -313,43 +272,43 @@ select is((select array_agg(a.turn_number order by a.seq) from manette.match_act
   array[1, 2, 3, 4, 5], 'history: the turn of each');
 
 -- libre through match_play.
-select is(manette.match_play(current_setting('test.lib')::uuid, mt.pid('pl_l2'), 'a', '{"x": 1}')->'etat_plateau', '{"x": 1}'::jsonb, 'libre: l2 acts first');
-select is(manette.match_play(current_setting('test.lib')::uuid, mt.pid('pl_l2'), 'b', '{"y": 2}')->'numero_tour', '3'::jsonb, 'libre: again, numero_tour 3');
-select is(manette.match_play(current_setting('test.lib')::uuid, mt.pid('pl_l1'), 'abandonner', '{}')->>'gagnant_id', mt.pid('pl_l2')::text,
+select is(manette.match_play(current_setting('test.lib')::uuid, manette_test.pid('pl_l2'), 'a', '{"x": 1}')->'etat_plateau', '{"x": 1}'::jsonb, 'libre: l2 acts first');
+select is(manette.match_play(current_setting('test.lib')::uuid, manette_test.pid('pl_l2'), 'b', '{"y": 2}')->'numero_tour', '3'::jsonb, 'libre: again, numero_tour 3');
+select is(manette.match_play(current_setting('test.lib')::uuid, manette_test.pid('pl_l1'), 'abandonner', '{}')->>'gagnant_id', manette_test.pid('pl_l2')::text,
   'libre: abandonner, the other wins');
 
 -- tour_par_tour with 4 seats (team 1's two players, then team 2's).
-select is(mt.refusal(format($$ select manette.match_play(%L, %L, 'c', '{}') $$, current_setting('test.t4'), mt.seat(current_setting('test.t4')::uuid, 3))),
+select is(manette_test.refusal(format($$ select manette.match_play(%L, %L, 'c', '{}') $$, current_setting('test.t4'), manette_test.seat(current_setting('test.t4')::uuid, 3))),
   'pas_ton_tour', 'tour_par_tour: seat 3 waits for seat 1');
-select is(manette.match_play(current_setting('test.t4')::uuid, mt.seat(current_setting('test.t4')::uuid, 1), 'c', '{}')->>'tour_joueur',
-  mt.seat(current_setting('test.t4')::uuid, 2)::text, 'seat 1 → seat 2');
-select is(manette.match_play(current_setting('test.t4')::uuid, mt.seat(current_setting('test.t4')::uuid, 2), 'c', '{}')->>'tour_joueur',
-  mt.seat(current_setting('test.t4')::uuid, 3)::text, 'seat 2 → seat 3');
-select is(manette.match_play(current_setting('test.t4')::uuid, mt.seat(current_setting('test.t4')::uuid, 3), 'c', '{}')->>'tour_joueur',
-  mt.seat(current_setting('test.t4')::uuid, 4)::text, 'seat 3 → seat 4');
-select is(manette.match_play(current_setting('test.t4')::uuid, mt.seat(current_setting('test.t4')::uuid, 4), 'c', '{}')->>'tour_joueur',
-  mt.seat(current_setting('test.t4')::uuid, 1)::text, 'seat 4 → seat 1');
-select is(manette.match_play(current_setting('test.t4')::uuid, mt.seat(current_setting('test.t4')::uuid, 2), 'abandonner', '{}') - 'maj_le' - 'tour_expire_le' - 'termine_le' - 'cree_le' - 'participants' - 'code_salon' - 'id' - 'mode_jeu' - 'etat_plateau',
+select is(manette.match_play(current_setting('test.t4')::uuid, manette_test.seat(current_setting('test.t4')::uuid, 1), 'c', '{}')->>'tour_joueur',
+  manette_test.seat(current_setting('test.t4')::uuid, 2)::text, 'seat 1 → seat 2');
+select is(manette.match_play(current_setting('test.t4')::uuid, manette_test.seat(current_setting('test.t4')::uuid, 2), 'c', '{}')->>'tour_joueur',
+  manette_test.seat(current_setting('test.t4')::uuid, 3)::text, 'seat 2 → seat 3');
+select is(manette.match_play(current_setting('test.t4')::uuid, manette_test.seat(current_setting('test.t4')::uuid, 3), 'c', '{}')->>'tour_joueur',
+  manette_test.seat(current_setting('test.t4')::uuid, 4)::text, 'seat 3 → seat 4');
+select is(manette.match_play(current_setting('test.t4')::uuid, manette_test.seat(current_setting('test.t4')::uuid, 4), 'c', '{}')->>'tour_joueur',
+  manette_test.seat(current_setting('test.t4')::uuid, 1)::text, 'seat 4 → seat 1');
+select is(manette.match_play(current_setting('test.t4')::uuid, manette_test.seat(current_setting('test.t4')::uuid, 2), 'abandonner', '{}') - 'maj_le' - 'tour_expire_le' - 'termine_le' - 'cree_le' - 'participants' - 'code_salon' - 'id' - 'mode_jeu' - 'etat_plateau',
   '{"statut": "terminee", "tour_joueur": null, "numero_tour": 6, "gagnant_id": null, "gagnant_equipe": 2}'::jsonb,
   'tour_par_tour 2v2: seat 2 (team 1) gives up, team 2 wins');
 
 -- A game's function through match_play.
 select is((select board from manette.matches where id = current_setting('test.per')::uuid), '{"pions": 3}'::jsonb,
   'a game''s function made the initial board');
-select is(manette.match_play(current_setting('test.per')::uuid, mt.pid('pl_p3'), 'sauter', '{}')->'etat_plateau',
+select is(manette.match_play(current_setting('test.per')::uuid, manette_test.pid('pl_p3'), 'sauter', '{}')->'etat_plateau',
   '{"pions": 3, "dernier": "sauter"}'::jsonb, 'a game''s function plays');
-select is(mt.refusal(format($$ select manette.match_play(%L, %L, 'refuser', '{}') $$, current_setting('test.per'), mt.pid('pl_p1'))),
+select is(manette_test.refusal(format($$ select manette.match_play(%L, %L, 'refuser', '{}') $$, current_setting('test.per'), manette_test.pid('pl_p1'))),
   'pas_maintenant', 'its own refusal reason');
-select is(manette.match_play(current_setting('test.per')::uuid, mt.pid('pl_p1'), 'abandonner', '{}') - 'maj_le' - 'tour_expire_le' - 'termine_le' - 'cree_le' - 'participants' - 'code_salon' - 'id' - 'mode_jeu' - 'etat_plateau',
+select is(manette.match_play(current_setting('test.per')::uuid, manette_test.pid('pl_p1'), 'abandonner', '{}') - 'maj_le' - 'tour_expire_le' - 'termine_le' - 'cree_le' - 'participants' - 'code_salon' - 'id' - 'mode_jeu' - 'etat_plateau',
   '{"statut": "terminee", "tour_joueur": null, "numero_tour": 3, "gagnant_id": null, "gagnant_equipe": null}'::jsonb,
   'abandonner with 3 teams: no winner');
 
 -- == RLS: matches and history, per game =============================================
 select set_config('manette.game_id', current_setting('test.game_b'), true);
-select lives_ok(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 4}') $$, current_setting('test.mb'), mt.pid('pl_bx')), 'B plays its own match');
+select lives_ok(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 4}') $$, current_setting('test.mb'), manette_test.pid('pl_bx')), 'B plays its own match');
 select is((select count(*) from manette.match_actions), 1::bigint, 'from game B: only its own history');
 select is((select count(*) from manette.matches), 1::bigint, 'from game B: only its own match');
-select throws_ok(format($$ select manette.match_play(%L, %L, 'abandonner', '{}') $$, current_setting('test.m1'), mt.pid('pl_x1')),
+select throws_ok(format($$ select manette.match_play(%L, %L, 'abandonner', '{}') $$, current_setting('test.m1'), manette_test.pid('pl_x1')),
   'MN404', 'match_not_found', 'from game B, A''s match is not found');
 select set_config('manette.game_id', current_setting('test.game_a'), true);
 select is((select count(*) from manette.matches where id = current_setting('test.mb')::uuid), 0::bigint, 'game B''s match is invisible from A');

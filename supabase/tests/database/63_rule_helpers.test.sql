@@ -7,15 +7,9 @@ set local search_path = extensions, public;
 
 select plan(16);
 
-create schema rh;
-create function rh.partie(ids text[]) returns jsonb
-language sql immutable as $$
-  select jsonb_build_object('numero_tour', 7, 'etat_plateau', '{"a": 1, "b": 2}'::jsonb,
-    'participants', coalesce((select jsonb_agg(jsonb_build_object('joueur_id', id, 'pseudo', 'p' || o, 'equipe', o) order by o)
-                              from unnest(ids) with ordinality u(id, o)), '[]'::jsonb))
-$$;
-select set_config('test.p', rh.partie(array[
-  '00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002', '00000000-0000-4000-8000-000000000003'])::text, true);
+-- A partie of turn 7, board {a: 1, b: 2}, with these participant ids (team = seat).
+select set_config('test.p', manette_test.partie('{"a": 1, "b": 2}', null, array[
+  '00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002', '00000000-0000-4000-8000-000000000003'], turn_number => 7)::text, true);
 
 -- partie_next_player
 select is(manette.partie_next_player(current_setting('test.p')::jsonb, '00000000-0000-4000-8000-000000000001'),
@@ -26,11 +20,11 @@ select is(manette.partie_next_player(current_setting('test.p')::jsonb, '00000000
   '00000000-0000-4000-8000-000000000001'::uuid, 'not a participant: the first');
 select is(manette.partie_next_player(current_setting('test.p')::jsonb, null),
   '00000000-0000-4000-8000-000000000001'::uuid, 'no player: the first');
-select is(manette.partie_next_player(rh.partie('{}'), '00000000-0000-4000-8000-000000000001'), null::uuid,
+select is(manette.partie_next_player(manette_test.partie('{"a": 1, "b": 2}', null, '{}', turn_number => 7), '00000000-0000-4000-8000-000000000001'), null::uuid,
   'no participants: null');
 select is(manette.partie_next_player('{}'::jsonb, '00000000-0000-4000-8000-000000000001'), null::uuid,
   'no participants key: null');
-select throws_ok($$ select manette.partie_next_player(rh.partie(array['00000000-0000-4000-8000-000000000001', 'pas-un-uuid']),
+select throws_ok($$ select manette.partie_next_player(manette_test.partie('{"a": 1, "b": 2}', null, array['00000000-0000-4000-8000-000000000001', 'pas-un-uuid'], turn_number => 7),
                                                       '00000000-0000-4000-8000-000000000001') $$,
   '22P02', null, 'an id that is not a uuid is an error, as before');
 
@@ -39,7 +33,7 @@ select is(manette.partie_participant(current_setting('test.p')::jsonb, '00000000
   '{"joueur_id": "00000000-0000-4000-8000-000000000002", "pseudo": "p2", "equipe": 2}'::jsonb, 'participant: the entry');
 select is(manette.partie_participant(current_setting('test.p')::jsonb, '00000000-0000-4000-8000-000000000009'), null::jsonb,
   'not a participant: null');
-select is(manette.partie_participant(rh.partie('{}'), '00000000-0000-4000-8000-000000000002'), null::jsonb,
+select is(manette.partie_participant(manette_test.partie('{"a": 1, "b": 2}', null, '{}', turn_number => 7), '00000000-0000-4000-8000-000000000002'), null::jsonb,
   'no participants: null');
 
 -- partie_merge, partie_next_turn

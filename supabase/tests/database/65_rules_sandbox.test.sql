@@ -102,38 +102,29 @@ returns jsonb language sql as $$ select '{}'::jsonb $$;
 grant usage on schema jeu_rs_moteur to manette_engine;
 grant execute on function jeu_rs_moteur.regles(jsonb, uuid, text, jsonb) to manette_engine;
 
-select manette_admin.apply_game($${"jeu": "rs-a", "nom": "A", "modes": {
+select manette_test.create_game($${"jeu": "rs-a", "nom": "A", "modes": {
   "bonne":   {"equipes": 2, "joueurs_par_equipe": 1, "regles": "jeu_rs.bonne"},
   "hostile": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "jeu_rs.hostile"}
 }}$$, 'sk_live_RSAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-select manette_admin.apply_game($${"jeu": "rs-b", "nom": "B", "modes": {
+select manette_test.create_game($${"jeu": "rs-b", "nom": "B", "modes": {
   "1v1": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "morpion"}}}$$,
   'sk_live_RSBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
-select set_config('test.game_a', (select id::text from manette.games where slug = 'rs-a'), true);
-select set_config('test.game_b', (select id::text from manette.games where slug = 'rs-b'), true);
+select set_config('test.game_a', manette_test.game('rs-a')::text, true);
+select set_config('test.game_b', manette_test.game('rs-b')::text, true);
 
 -- bruno of B has a session (its hash is what a hostile function would want).
 set local role manette_api;
-select api.players_register('{"key": "sk_live_RSBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"}',
-  '{"pseudo": "bruno", "email": "bruno@b.test", "password_hash": "scrypt$1", "token": "pt_rsbrunobbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}');
+select manette_test.register('rs-b', 'bruno', 'bruno@b.test', '{"token": "pt_rsbrunobbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}');
 reset role;
 select set_config('test.bruno', (select id::text from manette.players where pseudo = 'bruno'), true);
-insert into manette.players (game_id, pseudo)
-select current_setting('test.game_a')::uuid, p from unnest(array['rs_1', 'rs_2', 'rs_3', 'rs_4']) p;
-insert into manette.players (game_id, pseudo)
-select current_setting('test.game_b')::uuid, p from unnest(array['rs_b1', 'rs_b2']) p;
+select manette_test.player('rs-a', p)
+from unnest(array['rs_1', 'rs_2', 'rs_3', 'rs_4']) p;
+select manette_test.player('rs-b', p)
+from unnest(array['rs_b1', 'rs_b2']) p;
 
 -- Test helpers run as the caller: as manette_engine, RLS applies to them.
 create schema rs;
 grant usage on schema rs to manette_engine;
-create function rs.pid(who text) returns uuid
-language sql stable as $$ select p.id from manette.players p where p.pseudo = who $$;
-create function rs.new_match(mode text, who text[]) returns uuid
-language sql as $$
-  select manette.mm_create_match(manette.mm_find_mode(mode), now(), '{}'::uuid[],
-    array(select rs.pid(w) from unnest(who) with ordinality u(w, o) order by o),
-    array(select 1000::double precision from unnest(who)))
-$$;
 -- Everything of game B a rule function of A could want, as text (run as superuser).
 create function rs.game_b() returns text
 language sql stable as $$
@@ -148,7 +139,7 @@ language sql stable as $$
 $$;
 grant execute on all functions in schema rs to manette_engine;
 
-select set_config('test.mb', (select manette.mm_create_match(m, now(), '{}', array[rs.pid('rs_b1'), rs.pid('rs_b2')], array[1000, 1000]::double precision[])
+select set_config('test.mb', (select manette.mm_create_match(m, now(), '{}', array[manette_test.pid('rs_b1'), manette_test.pid('rs_b2')], array[1000, 1000]::double precision[])
                               from manette.modes m where m.game_id = current_setting('test.game_b')::uuid)::text, true);
 select set_config('test.b_before', rs.game_b(), true);
 
@@ -216,26 +207,26 @@ select set_config('manette.player_id', '', true);
 select set_config('manette.presented_key', 'sk_live_RSAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', true);
 select set_config('manette.base_url', 'https://a.test', true);
 select set_config('test.context', manette.request_context()::text, true);
-select set_config('test.good', rs.new_match('bonne', array['rs_1', 'rs_2'])::text, true);
-select set_config('test.bad', rs.new_match('hostile', array['rs_3', 'rs_4'])::text, true);
+select set_config('test.good', manette_test.new_match('bonne', array['rs_1', 'rs_2'])::text, true);
+select set_config('test.bad', manette_test.new_match('hostile', array['rs_3', 'rs_4'])::text, true);
 
 select is((select m.board from manette.matches m where m.id = current_setting('test.good')::uuid), '{"coups": 0}'::jsonb,
   'the good function gives the initial board, through the sandbox');
-select is(manette.match_play(current_setting('test.good')::uuid, rs.pid('rs_1'), 'jouer', '{}')->'etat_plateau',
+select is(manette.match_play(current_setting('test.good')::uuid, manette_test.pid('rs_1'), 'jouer', '{}')->'etat_plateau',
   '{"coups": 1, "equipe": 1}'::jsonb, 'the good function plays');
 select is((select row(m.turn_player_id, m.turn_number)::text from manette.matches m where m.id = current_setting('test.good')::uuid),
-  row(rs.pid('rs_2'), 2)::text, 'its result is stored (tour_joueur, numero_tour)');
+  row(manette_test.pid('rs_2'), 2)::text, 'its result is stored (tour_joueur, numero_tour)');
 
-select throws_like(format($$ select manette.match_play(%L, %L, 'lire_sessions', '{}') $$, current_setting('test.bad'), rs.pid('rs_3')),
+select throws_like(format($$ select manette.match_play(%L, %L, 'lire_sessions', '{}') $$, current_setting('test.bad'), manette_test.pid('rs_3')),
   'manette: rule function jeu_rs.hostile failed on action "lire_sessions": permission denied for table sessions%',
   'a rule function that points manette.game_id at game B cannot read B''s sessions');
-select throws_like(format($$ select manette.match_play(%L, %L, 'lire_joueurs', '{}') $$, current_setting('test.bad'), rs.pid('rs_3')),
+select throws_like(format($$ select manette.match_play(%L, %L, 'lire_joueurs', '{}') $$, current_setting('test.bad'), manette_test.pid('rs_3')),
   '%permission denied for table players%', '... nor B''s players');
-select throws_like(format($$ select manette.match_play(%L, %L, 'ecrire', '{}') $$, current_setting('test.bad'), rs.pid('rs_3')),
+select throws_like(format($$ select manette.match_play(%L, %L, 'ecrire', '{}') $$, current_setting('test.bad'), manette_test.pid('rs_3')),
   '%permission denied for table players%', '... nor write them');
-select throws_like(format($$ select manette.match_play(%L, %L, 'moteur', '{}') $$, current_setting('test.bad'), rs.pid('rs_3')),
+select throws_like(format($$ select manette.match_play(%L, %L, 'moteur', '{}') $$, current_setting('test.bad'), manette_test.pid('rs_3')),
   '%permission denied for function current_game_id%', '... nor call the engine''s helpers');
-select throws_like(format($$ select manette.match_play(%L, %L, 'devenir_moteur', '{}') $$, current_setting('test.bad'), rs.pid('rs_3')),
+select throws_like(format($$ select manette.match_play(%L, %L, 'devenir_moteur', '{}') $$, current_setting('test.bad'), manette_test.pid('rs_3')),
   '%cannot set parameter "role" within security-definer function%', '... nor become the engine');
 select is((select row(m.board, m.turn_number)::text from manette.matches m where m.id = current_setting('test.bad')::uuid),
   row('{}'::jsonb, 1)::text, 'the failed actions left the match as it was');
@@ -244,7 +235,7 @@ select is((select count(*) from manette.match_actions a where a.match_id = curre
 select is(manette.request_context()::text, current_setting('test.context'), '... and the request context as it was');
 
 -- Only changing the settings: the action plays, in game A.
-select set_config('test.played', manette.match_play(current_setting('test.bad')::uuid, rs.pid('rs_3'), 'contexte', '{}')::text, true);
+select set_config('test.played', manette.match_play(current_setting('test.bad')::uuid, manette_test.pid('rs_3'), 'contexte', '{}')::text, true);
 select is(current_setting('test.played')::jsonb #> '{etat_plateau,vu}',
   '{"game_id": "", "player_id": "", "key": "", "base_url": ""}'::jsonb, 'a rule function does not see the request context');
 select is(manette.request_context()::text, current_setting('test.context'),
@@ -255,7 +246,7 @@ select is((select array_agg(row(a.game_id, a.action)::text) from manette.match_a
   array[row(current_setting('test.game_a')::uuid, 'contexte')::text], '... and wrote game A''s history');
 
 -- Altering the wrapper it owns: undone when it returns.
-select lives_ok(format($$ select manette.match_play(%L, %L, 'autel', '{}') $$, current_setting('test.bad'), rs.pid('rs_4')),
+select lives_ok(format($$ select manette.match_play(%L, %L, 'autel', '{}') $$, current_setting('test.bad'), manette_test.pid('rs_4')),
   'a rule function altering the wrapper returns');
 reset role;
 select is((select p.prosecdef from pg_proc p where p.oid = 'manette.rules_sandboxed(regprocedure,jsonb,uuid,text,jsonb)'::regprocedure),
@@ -269,10 +260,10 @@ create function pg_temp.session_locks() returns bigint language sql as $$
 $$;
 set local role manette_engine;
 select set_config('manette.game_id', current_setting('test.game_a'), true);
-select lives_ok(format($$ select manette.match_play(%L, %L, 'verrou', '{}') $$, current_setting('test.bad'), rs.pid('rs_3')),
+select lives_ok(format($$ select manette.match_play(%L, %L, 'verrou', '{}') $$, current_setting('test.bad'), manette_test.pid('rs_3')),
   'a rule function taking a session-level advisory lock plays');
 select is(pg_temp.session_locks(), 0::bigint, '... and the lock is gone once it returned');
-select throws_ok(format($$ select manette.match_play(%L, %L, 'verrou_refus', '{}') $$, current_setting('test.bad'), rs.pid('rs_3')),
+select throws_ok(format($$ select manette.match_play(%L, %L, 'verrou_refus', '{}') $$, current_setting('test.bad'), manette_test.pid('rs_3')),
   'MN409', 'action_refusee', 'a rule function taking a lock then refusing is a refusal');
 select is(pg_temp.session_locks(), 0::bigint, '... and that lock is gone too');
 reset role;
@@ -281,7 +272,7 @@ reset role;
 alter function jeu_rs.bonne(jsonb, uuid, text, jsonb) security definer;
 set local role manette_engine;
 select set_config('manette.game_id', current_setting('test.game_a'), true);
-select throws_like(format($$ select manette.match_play(%L, %L, 'jouer', '{}') $$, current_setting('test.good'), rs.pid('rs_2')),
+select throws_like(format($$ select manette.match_play(%L, %L, 'jouer', '{}') $$, current_setting('test.good'), manette_test.pid('rs_2')),
   'manette: rule function jeu_rs.bonne failed on action "jouer": manette: the rule function cannot run in the sandbox: jeu_rs.bonne(jsonb,uuid,text,jsonb) est SECURITY DEFINER%',
   'a function made SECURITY DEFINER after apply does not run');
 reset role;

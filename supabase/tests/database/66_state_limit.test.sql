@@ -10,14 +10,14 @@ grant usage on schema extensions to manette_engine;
 select plan(30);
 
 -- == Apply: the game file key =====================================================
-select manette_admin.apply_game($${"jeu": "sl-a", "nom": "A", "taille_max_etat": 2048,
+select manette_test.create_game($${"jeu": "sl-a", "nom": "A", "taille_max_etat": 2048,
   "modes": {"libre": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre"}}}$$,
   'sk_live_SLAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-select manette_admin.apply_game($${"jeu": "sl-d", "nom": "D",
+select manette_test.create_game($${"jeu": "sl-d", "nom": "D",
   "modes": {"libre": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre"}}}$$,
   'sk_live_SLDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD');
-select set_config('test.game_a', (select id::text from manette.games where slug = 'sl-a'), true);
-select set_config('test.game_d', (select id::text from manette.games where slug = 'sl-d'), true);
+select set_config('test.game_a', manette_test.game('sl-a')::text, true);
+select set_config('test.game_d', manette_test.game('sl-d')::text, true);
 
 select is((select max_state_bytes from manette.games where slug = 'sl-a'), 2048, 'apply: taille_max_etat is stored');
 select is((select max_state_bytes from manette.games where slug = 'sl-d'), 65536, 'apply: 65536 when absent');
@@ -48,34 +48,13 @@ select lives_ok($$ select manette_admin.apply_game('{"jeu": "sl-b", "nom": "B", 
 select is((select max_state_bytes from manette.games where slug = 'sl-b'), 65536, 'apply: back to 65536 when removed');
 
 -- == Playing ========================================================================
-insert into manette.players (game_id, pseudo)
-select current_setting('test.game_a')::uuid, p from unnest(array['sl_a1', 'sl_a2']) p;
-insert into manette.players (game_id, pseudo)
-select current_setting('test.game_d')::uuid, p from unnest(array['sl_d1', 'sl_d2']) p;
+select manette_test.player('sl-a', p)
+from unnest(array['sl_a1', 'sl_a2']) p;
+select manette_test.player('sl-d', p)
+from unnest(array['sl_d1', 'sl_d2']) p;
 
 create schema sl;
 grant usage on schema sl to manette_engine;
-create function sl.pid(who text) returns uuid
-language sql stable as $$ select p.id from manette.players p where p.pseudo = who $$;
-create function sl.new_match(mode text, who text[]) returns uuid
-language sql as $$
-  select manette.mm_create_match(manette.mm_find_mode(mode), now(), '{}'::uuid[],
-    array(select sl.pid(w) from unnest(who) with ordinality u(w, o) order by o),
-    array(select 1000::double precision from unnest(who)))
-$$;
--- The reason of an action_refusee raised by playing, 'accepted' if none (rolled back then, like a refused request).
-create function sl.play(match_id uuid, who text, action text, data jsonb) returns text
-language plpgsql as $$
-declare
-  detail text;
-begin
-  perform manette.match_play(match_id, sl.pid(who), action, data);
-  return 'accepted';
-exception when sqlstate 'MN409' then
-  get stacked diagnostics detail = pg_exception_detail;
-  return detail::jsonb->>'reason';
-end
-$$;
 -- The match as the API shows it, the history and the broadcasts: what a refusal must leave.
 create function sl.snapshot(match_id uuid) returns text
 language sql as $$
@@ -90,9 +69,9 @@ grant execute on all functions in schema sl to manette_engine;
 set local role manette_engine;
 select set_config('manette.game_id', current_setting('test.game_a'), true);
 select set_config('manette.player_id', '', true);
-select set_config('test.m', sl.new_match('libre', array['sl_a1', 'sl_a2'])::text, true);
+select set_config('test.m', manette_test.new_match('libre', array['sl_a1', 'sl_a2'])::text, true);
 
-select is(sl.play(current_setting('test.m')::uuid, 'sl_a1', 'poser', jsonb_build_object('s', repeat('a', 2048 - 9))),
+select is(manette_test.play_refusal(current_setting('test.m')::uuid, 'sl_a1', 'poser', jsonb_build_object('s', repeat('a', 2048 - 9))),
   'accepted', 'a state of exactly the limit (2048 bytes) is accepted');
 select is(sl.board_bytes(current_setting('test.m')::uuid), 2048, 'the board is 2048 bytes of jsonb text');
 select set_config('test.before', sl.snapshot(current_setting('test.m')::uuid), true);
@@ -101,11 +80,11 @@ select set_config('test.messages', (select count(*)::text from realtime.messages
 set local role manette_engine;
 select set_config('manette.game_id', current_setting('test.game_a'), true);
 
-select is(sl.play(current_setting('test.m')::uuid, 'sl_a2', 'poser', '{"t": 1}'),
+select is(manette_test.play_refusal(current_setting('test.m')::uuid, 'sl_a2', 'poser', '{"t": 1}'),
   'etat_trop_grand', 'one more key (2056 bytes) is etat_trop_grand');
-select is(sl.play(current_setting('test.m')::uuid, 'sl_a2', 'poser', jsonb_build_object('s', repeat('é', 1100))),
+select is(manette_test.play_refusal(current_setting('test.m')::uuid, 'sl_a2', 'poser', jsonb_build_object('s', repeat('é', 1100))),
   'etat_trop_grand', 'bytes, not characters: 1109 characters, 2209 bytes, refused');
-select throws_ok(format($$ select manette.match_play(%L, sl.pid('sl_a2'), 'poser', '{"t": 1}') $$, current_setting('test.m')),
+select throws_ok(format($$ select manette.match_play(%L, manette_test.pid('sl_a2'), 'poser', '{"t": 1}') $$, current_setting('test.m')),
   'MN409', 'action_refusee', 'the refusal is action_refusee (409)');
 select is(sl.snapshot(current_setting('test.m')::uuid), current_setting('test.before'),
   'a refusal changes nothing: state, numero_tour, history');
@@ -114,31 +93,31 @@ select is((select count(*) from realtime.messages), current_setting('test.messag
 set local role manette_engine;
 select set_config('manette.game_id', current_setting('test.game_a'), true);
 
-select is(sl.play(current_setting('test.m')::uuid, 'sl_a2', 'poser', jsonb_build_object('s', repeat('b', 2048 - 9))),
+select is(manette_test.play_refusal(current_setting('test.m')::uuid, 'sl_a2', 'poser', jsonb_build_object('s', repeat('b', 2048 - 9))),
   'accepted', 'a state of the same size is accepted');
 reset role;
 
 -- The limit lowered during the match: the state (2048 bytes) is now above 1024.
-select manette_admin.apply_game($${"jeu": "sl-a", "nom": "A", "taille_max_etat": 1024,
+select manette_test.create_game($${"jeu": "sl-a", "nom": "A", "taille_max_etat": 1024,
   "modes": {"libre": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre"}}}$$,
   'sk_live_SLAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
 set local role manette_engine;
 select set_config('manette.game_id', current_setting('test.game_a'), true);
-select is(sl.play(current_setting('test.m')::uuid, 'sl_a1', 'poser', jsonb_build_object('s', repeat('c', 2048 - 9))),
+select is(manette_test.play_refusal(current_setting('test.m')::uuid, 'sl_a1', 'poser', jsonb_build_object('s', repeat('c', 2048 - 9))),
   'accepted', 'lowered limit: a state already above it may stay the same size');
-select is(sl.play(current_setting('test.m')::uuid, 'sl_a1', 'poser', jsonb_build_object('s', repeat('d', 1500))),
+select is(manette_test.play_refusal(current_setting('test.m')::uuid, 'sl_a1', 'poser', jsonb_build_object('s', repeat('d', 1500))),
   'accepted', 'lowered limit: it may shrink, even if still above');
-select is(sl.play(current_setting('test.m')::uuid, 'sl_a1', 'poser', '{"t": 1}'),
+select is(manette_test.play_refusal(current_setting('test.m')::uuid, 'sl_a1', 'poser', '{"t": 1}'),
   'etat_trop_grand', 'lowered limit: it may not grow');
-select is(manette.match_play(current_setting('test.m')::uuid, sl.pid('sl_a2'), 'abandonner', '{}')->>'statut',
+select is(manette.match_play(current_setting('test.m')::uuid, manette_test.pid('sl_a2'), 'abandonner', '{}')->>'statut',
   'terminee', 'abandonner always ends the match');
 
 -- The default limit, 65536.
 select set_config('manette.game_id', current_setting('test.game_d'), true);
-select set_config('test.md', sl.new_match('libre', array['sl_d1', 'sl_d2'])::text, true);
-select is(sl.play(current_setting('test.md')::uuid, 'sl_d1', 'poser', jsonb_build_object('s', repeat('a', 65536 - 9))),
+select set_config('test.md', manette_test.new_match('libre', array['sl_d1', 'sl_d2'])::text, true);
+select is(manette_test.play_refusal(current_setting('test.md')::uuid, 'sl_d1', 'poser', jsonb_build_object('s', repeat('a', 65536 - 9))),
   'accepted', 'default: 65536 bytes accepted');
-select is(sl.play(current_setting('test.md')::uuid, 'sl_d1', 'poser', jsonb_build_object('s', repeat('a', 65536 - 8))),
+select is(manette_test.play_refusal(current_setting('test.md')::uuid, 'sl_d1', 'poser', jsonb_build_object('s', repeat('a', 65536 - 8))),
   'etat_trop_grand', 'default: 65537 bytes refused');
 select is(sl.board_bytes(current_setting('test.md')::uuid), 65536, 'default: the state stays at 65536 bytes');
 reset role;

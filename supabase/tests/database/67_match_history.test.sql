@@ -23,43 +23,24 @@ $$;
 grant usage on schema hi_regles to manette_rules;
 grant execute on function hi_regles.v(jsonb, uuid, text, jsonb) to manette_rules;
 
-select manette_admin.apply_game($${"jeu": "hi-a", "nom": "A", "modes": {
+select manette_test.create_game($${"jeu": "hi-a", "nom": "A", "modes": {
   "1v1":   {"equipes": 2, "joueurs_par_equipe": 1, "regles": "morpion"},
   "libre": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre"},
   "perso": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "hi_regles.v"}
 }}$$, 'sk_live_HIAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-select manette_admin.apply_game($${"jeu": "hi-b", "nom": "B", "modes": {
+select manette_test.create_game($${"jeu": "hi-b", "nom": "B", "modes": {
   "1v1": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "morpion"}}}$$,
   'sk_live_HIBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
 
 set local role manette_api;
-select api.players_register('{"key": "sk_live_HIAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}',
-  '{"pseudo": "hi_x", "email": "x@a.test", "password_hash": "scrypt$1", "token": "pt_hixaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}');
-select api.players_register('{"key": "sk_live_HIAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}',
-  '{"pseudo": "hi_o", "email": "o@a.test", "password_hash": "scrypt$1", "token": "pt_hioaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}');
-select api.players_register('{"key": "sk_live_HIAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}',
-  '{"pseudo": "hi_z", "email": "z@a.test", "password_hash": "scrypt$1", "token": "pt_hizaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}');
-select api.players_register('{"key": "sk_live_HIBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"}',
-  '{"pseudo": "hi_b", "email": "b@b.test", "password_hash": "scrypt$1", "token": "pt_hibbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}');
+select manette_test.register('hi-a', 'hi_x', 'x@a.test');
+select manette_test.register('hi-a', 'hi_o', 'o@a.test');
+select manette_test.register('hi-a', 'hi_z', 'z@a.test');
+select manette_test.register('hi-b', 'hi_b', 'b@b.test');
 reset role;
 
 create schema hi;
 grant usage on schema hi to manette_api;
--- The contexts of the façade, and api.match_history / api.match_action / api.match_state as it calls them.
-create function hi.ctx(who text) returns jsonb language sql immutable as $$
-  select jsonb_build_object('key', case when who = 'b' then 'sk_live_HIBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB'
-                                        else 'sk_live_HIAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' end,
-                            'token', 'pt_hi' || who || repeat(case when who = 'b' then 'b' else 'a' end, 45))
-$$;
-create function hi.join(who text, mode text) returns jsonb language sql as $$
-  select api.matchmaking_join(hi.ctx(who), jsonb_build_object('mode_jeu', mode, 'elo_actuel', 1000))
-$$;
-create function hi.play(who text, m text, action text, donnees jsonb) returns jsonb language sql as $$
-  select api.match_action(hi.ctx(who), jsonb_build_object('partie_id', m, 'action', action, 'donnees', donnees))->'partie'
-$$;
-create function hi.history(who text, body jsonb) returns jsonb language sql as $$
-  select api.match_history(hi.ctx(who), body)
-$$;
 create function hi.numeros(h jsonb) returns integer[] language sql immutable as $$
   select coalesce(array_agg((a->>'numero')::integer order by o), '{}') from jsonb_array_elements(h->'actions') with ordinality e(a, o)
 $$;
@@ -67,19 +48,19 @@ grant execute on all functions in schema hi to manette_api;
 
 -- == A whole morpion match ============================================================
 set local role manette_api;
-select hi.join('x', '1v1');
-select set_config('test.m', hi.join('o', '1v1')->>'partie_id', true);
-select set_config('test.s0', (api.match_state(hi.ctx('x'), jsonb_build_object('partie_id', current_setting('test.m')))->'partie')::text, true);
-select is(hi.history('x', jsonb_build_object('partie_id', current_setting('test.m'))),
+select manette_test.join('hi-a', 'hi_x', '1v1');
+select set_config('test.m', manette_test.join('hi-a', 'hi_o', '1v1')->>'partie_id', true);
+select set_config('test.s0', (api.match_state(manette_test.ctx('hi-a', 'hi_x'), jsonb_build_object('partie_id', current_setting('test.m')))->'partie')::text, true);
+select is(manette_test.history('hi-a', 'hi_x', current_setting('test.m')),
   jsonb_build_object('partie_id', current_setting('test.m'), 'etat_initial', current_setting('test.s0')::jsonb,
                      'actions', '[]'::jsonb, 'suivant', null),
   'a new match: no action, and etat_initial is the partie as GET /match/state gave it');
-select hi.play('x', current_setting('test.m'), 'jouer', '{"case": 4}');
-select hi.play('o', current_setting('test.m'), 'jouer', '{"case": 0}');
-select hi.play('x', current_setting('test.m'), 'jouer', '{"case": 2}');
-select hi.play('o', current_setting('test.m'), 'jouer', '{"case": 1}');
-select is(hi.play('x', current_setting('test.m'), 'jouer', '{"case": 6}')->>'statut', 'terminee', 'x wins');
-select set_config('test.h', hi.history('o', jsonb_build_object('partie_id', current_setting('test.m')))::text, true);
+select manette_test.act('hi-a', 'hi_x', current_setting('test.m'), 'jouer', '{"case": 4}');
+select manette_test.act('hi-a', 'hi_o', current_setting('test.m'), 'jouer', '{"case": 0}');
+select manette_test.act('hi-a', 'hi_x', current_setting('test.m'), 'jouer', '{"case": 2}');
+select manette_test.act('hi-a', 'hi_o', current_setting('test.m'), 'jouer', '{"case": 1}');
+select is(manette_test.act('hi-a', 'hi_x', current_setting('test.m'), 'jouer', '{"case": 6}')->>'statut', 'terminee', 'x wins');
+select set_config('test.h', manette_test.history('hi-a', 'hi_o', current_setting('test.m'))::text, true);
 select is(current_setting('test.h')::jsonb->'etat_initial', current_setting('test.s0')::jsonb,
   'the finished match is readable, with the same etat_initial');
 reset role;   -- (pseudos read from manette.players)
@@ -98,28 +79,28 @@ select is((select array_agg(k order by k) from jsonb_object_keys(current_setting
 select is(current_setting('test.h')::jsonb->'suivant', 'null'::jsonb, 'one page: suivant null');
 
 -- == Paging ======================================================================
-select is(hi.numeros(hi.history('x', jsonb_build_object('partie_id', current_setting('test.m'), 'limit', 2))), array[1, 2], 'limit 2: the first two');
-select is(hi.history('x', jsonb_build_object('partie_id', current_setting('test.m'), 'limit', 2))->'suivant', '2'::jsonb, 'and suivant 2');
-select is(hi.numeros(hi.history('x', jsonb_build_object('partie_id', current_setting('test.m'), 'depuis', 2, 'limit', 2))), array[3, 4], 'depuis 2: the next two');
-select is(hi.history('x', jsonb_build_object('partie_id', current_setting('test.m'), 'depuis', 3, 'limit', 2))->'suivant', 'null'::jsonb,
+select is(hi.numeros(manette_test.history('hi-a', 'hi_x', current_setting('test.m'), jsonb_build_object('limit', 2))), array[1, 2], 'limit 2: the first two');
+select is(manette_test.history('hi-a', 'hi_x', current_setting('test.m'), jsonb_build_object('limit', 2))->'suivant', '2'::jsonb, 'and suivant 2');
+select is(hi.numeros(manette_test.history('hi-a', 'hi_x', current_setting('test.m'), jsonb_build_object('depuis', 2, 'limit', 2))), array[3, 4], 'depuis 2: the next two');
+select is(manette_test.history('hi-a', 'hi_x', current_setting('test.m'), jsonb_build_object('depuis', 3, 'limit', 2))->'suivant', 'null'::jsonb,
   'a page that ends on the last action: suivant null');
-select is(hi.numeros(hi.history('x', jsonb_build_object('partie_id', current_setting('test.m'), 'depuis', 5))), '{}'::integer[], 'depuis the last: nothing');
+select is(hi.numeros(manette_test.history('hi-a', 'hi_x', current_setting('test.m'), jsonb_build_object('depuis', 5))), '{}'::integer[], 'depuis the last: nothing');
 
 -- == Rights ======================================================================
-select throws_ok(format($$ select hi.history('z', '{"partie_id": "%s"}') $$, current_setting('test.m')),
+select throws_ok(format($$ select manette_test.history('hi-a', 'hi_z', '%s') $$, current_setting('test.m')),
   'MN403', 'not_participant', 'a player of the game outside the match: not_participant');
-select throws_ok(format($$ select hi.history('b', '{"partie_id": "%s"}') $$, current_setting('test.m')),
+select throws_ok(format($$ select manette_test.history('hi-b', 'hi_b', '%s') $$, current_setting('test.m')),
   'MN404', 'match_not_found', 'a player of another game: match_not_found');
-select throws_ok($$ select hi.history('x', '{"partie_id": "pas-un-uuid"}') $$, 'MN404', 'match_not_found', 'a malformed id: match_not_found');
+select throws_ok($$ select manette_test.history('hi-a', 'hi_x', 'pas-un-uuid') $$, 'MN404', 'match_not_found', 'a malformed id: match_not_found');
 select throws_ok(format($$ select api.match_history('{"key": "sk_live_HIAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}', '{"partie_id": "%s"}') $$, current_setting('test.m')),
   'MN401', 'missing_player', 'a player token is required');
 select throws_ok(format($$ select manette.match_readable(%L, null) $$, current_setting('test.m')), '42501', null,
   'manette_api cannot run the rights helper itself');
 
 -- == The initial board is the one the match was created with ===========================
-select hi.join('x', 'perso');
-select set_config('test.p', hi.join('o', 'perso')->>'partie_id', true);
-select hi.play('x', current_setting('test.p'), 'coup', '{}');
+select manette_test.join('hi-a', 'hi_x', 'perso');
+select set_config('test.p', manette_test.join('hi-a', 'hi_o', 'perso')->>'partie_id', true);
+select manette_test.act('hi-a', 'hi_x', current_setting('test.p'), 'coup', '{}');
 reset role;
 create or replace function hi_regles.v(partie jsonb, joueur_id uuid, action text, donnees jsonb)
 returns jsonb language plpgsql as $$
@@ -131,19 +112,19 @@ $$;
 select is((select m.initial_board from manette.matches m where m.id = current_setting('test.p')::uuid), '{"version": 1}'::jsonb,
   'kept on the row when the match was created');
 set local role manette_api;
-select is(hi.history('o', jsonb_build_object('partie_id', current_setting('test.p')))->'etat_initial'->'etat_plateau', '{"version": 1}'::jsonb,
+select is(manette_test.history('hi-a', 'hi_o', current_setting('test.p'))->'etat_initial'->'etat_plateau', '{"version": 1}'::jsonb,
   'a game''s own rule function changed since: etat_initial is still what the match started from');
-select is(hi.history('o', jsonb_build_object('partie_id', current_setting('test.p')))#>'{etat_initial,numero_tour}', '1'::jsonb,
+select is(manette_test.history('hi-a', 'hi_o', current_setting('test.p'))#>'{etat_initial,numero_tour}', '1'::jsonb,
   'numero_tour 1 in etat_initial');
 
 -- A match from before initial boards were kept, whose initial board is not known: null.
 reset role;
 update manette.matches set initial_board = null where id = current_setting('test.p')::uuid;
 set local role manette_api;
-select is(hi.history('o', jsonb_build_object('partie_id', current_setting('test.p'))) - 'actions',
+select is(manette_test.history('hi-a', 'hi_o', current_setting('test.p')) - 'actions',
   jsonb_build_object('partie_id', current_setting('test.p'), 'etat_initial', null, 'suivant', null),
   'an old match with an unknown initial board: etat_initial null');
-select is(hi.numeros(hi.history('o', jsonb_build_object('partie_id', current_setting('test.p')))), array[1], 'and its actions all the same');
+select is(hi.numeros(manette_test.history('hi-a', 'hi_o', current_setting('test.p'))), array[1], 'and its actions all the same');
 reset role;
 
 -- The migration filled older matches of the shipped rule sets with constants: they are

@@ -14,140 +14,82 @@ select plan(60);
 
 -- == Fixtures ====================================================================
 -- A: private rooms (the default), players may not write. C: players may write. P: public rooms.
-select manette_admin.apply_game($${"jeu": "rt-a", "nom": "A",
+select manette_test.create_game($${"jeu": "rt-a", "nom": "A",
   "modes": {"1v1": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre"}}}$$, 'sk_live_RTAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-select manette_admin.apply_game($${"jeu": "rt-b", "nom": "B",
+select manette_test.create_game($${"jeu": "rt-b", "nom": "B",
   "modes": {"1v1": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre"}}}$$, 'sk_live_RTBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
-select manette_admin.apply_game($${"jeu": "rt-c", "nom": "C", "realtime": {"canaux": "prives", "diffusion_joueurs": true},
+select manette_test.create_game($${"jeu": "rt-c", "nom": "C", "realtime": {"canaux": "prives", "diffusion_joueurs": true},
   "modes": {"1v1": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre"}}}$$, 'sk_live_RTCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC');
-select manette_admin.apply_game($${"jeu": "rt-p", "nom": "P", "realtime": {"canaux": "publics", "diffusion_joueurs": false},
+select manette_test.create_game($${"jeu": "rt-p", "nom": "P", "realtime": {"canaux": "publics", "diffusion_joueurs": false},
   "modes": {"1v1": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre"}}}$$, 'sk_live_RTPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPP');
 
 create schema rt;
 grant usage on schema rt to authenticated, anon, manette_engine, manette_api;
-create function rt.game(slug text) returns uuid
-language sql stable as $$ select g.id from manette.games g where g.slug = game.slug $$;
-create function rt.pid(who text) returns uuid
-language sql stable as $$ select p.id from manette.players p where p.pseudo = who $$;
 
 insert into manette.players (game_id, pseudo) values
-  (rt.game('rt-a'), 'alice'), (rt.game('rt-a'), 'bob'), (rt.game('rt-a'), 'carol'),
-  (rt.game('rt-b'), 'bruno'), (rt.game('rt-b'), 'berta'),
-  (rt.game('rt-c'), 'cid'), (rt.game('rt-c'), 'cora'), (rt.game('rt-c'), 'cyril'),
-  (rt.game('rt-p'), 'paul'), (rt.game('rt-p'), 'pia');
+  (manette_test.game('rt-a'), 'alice'), (manette_test.game('rt-a'), 'bob'), (manette_test.game('rt-a'), 'carol'),
+  (manette_test.game('rt-b'), 'bruno'), (manette_test.game('rt-b'), 'berta'),
+  (manette_test.game('rt-c'), 'cid'), (manette_test.game('rt-c'), 'cora'), (manette_test.game('rt-c'), 'cyril'),
+  (manette_test.game('rt-p'), 'paul'), (manette_test.game('rt-p'), 'pia');
 
--- A match of `slug`'s 1v1 mode, formed the way matchmaking forms it (mm_create_match).
-create function rt.new_match(slug text, who text[]) returns uuid
-language plpgsql as $$
-begin
-  perform set_config('manette.game_id', rt.game(slug)::text, true);
-  return manette.mm_create_match(manette.mm_find_mode('1v1'), now(), '{}'::uuid[],
-    array(select rt.pid(w) from unnest(who) with ordinality u(w, o) order by o), array[1000, 1000]::double precision[]);
-end
-$$;
-select set_config('test.ma', rt.new_match('rt-a', array['alice', 'bob'])::text, true);
-select set_config('test.mb', rt.new_match('rt-b', array['bruno', 'berta'])::text, true);
-select set_config('test.mc', rt.new_match('rt-c', array['cid', 'cora'])::text, true);
-select set_config('test.mp', rt.new_match('rt-p', array['paul', 'pia'])::text, true);
-create function rt.room(setting text) returns text
-language sql stable as $$ select 'manette_partie_' || current_setting(setting) $$;
+select set_config('test.ma', manette_test.new_match('1v1', array['alice', 'bob'], game => 'rt-a')::text, true);
+select set_config('test.mb', manette_test.new_match('1v1', array['bruno', 'berta'], game => 'rt-b')::text, true);
+select set_config('test.mc', manette_test.new_match('1v1', array['cid', 'cora'], game => 'rt-c')::text, true);
+select set_config('test.mp', manette_test.new_match('1v1', array['paul', 'pia'], game => 'rt-p')::text, true);
 create function rt.own(who text) returns text
-language sql stable as $$ select 'manette_joueur_' || rt.pid(who) $$;
-
--- Claims as the façade signs them (api/security/realtime-token.ts); `ttl` from now.
-create function rt.token(who text, slug text, ttl interval default '1 hour') returns jsonb
-language sql stable as $$
-  select jsonb_build_object('iss', 'manette', 'aud', 'authenticated', 'role', 'authenticated',
-    'sub', rt.pid(who), 'jeu_id', rt.game(slug),
-    'iat', floor(extract(epoch from now())), 'exp', floor(extract(epoch from now() + ttl)))
-$$;
-
--- What Supabase Realtime decides for `claims` on `topic` (op 'read' or 'write', extension
--- 'broadcast' or 'presence'), run its way; everything it did is rolled back.
-create function rt.may(op text, claims jsonb, topic text, ext text default 'broadcast', role text default 'authenticated',
-                       row_topic text default null)
-returns boolean
-language plpgsql as $$
-declare
-  probe uuid := gen_random_uuid();
-  allowed boolean;
-begin
-  begin
-    if op = 'read' then
-      insert into realtime.messages (id, topic, extension) values (probe, coalesce(row_topic, topic), ext);
-    end if;
-    perform set_config('role', role, true), set_config('realtime.topic', topic, true),
-            set_config('request.jwt.claims', claims::text, true),
-            set_config('request.jwt.claim.sub', coalesce(claims->>'sub', ''), true),
-            set_config('request.jwt.claim.role', role, true), set_config('request.headers', '{}', true);
-    if op = 'read' then
-      allowed := exists (select 1 from realtime.messages m where m.id = probe);
-    else
-      begin
-        insert into realtime.messages (topic, extension) values (topic, ext);
-        allowed := true;
-      exception when insufficient_privilege then
-        allowed := false;
-      end;
-    end if;
-    raise exception using errcode = 'RT000', message = allowed::text;
-  exception when sqlstate 'RT000' then
-    return sqlerrm::boolean;   -- the probe, the role and the settings are undone
-  end;
-end
-$$;
+language sql stable as $$ select 'manette_joueur_' || manette_test.pid(who) $$;
 
 -- == Reading a match room ==========================================================
-select ok(rt.may('read', rt.token('alice', 'rt-a'), rt.room('test.ma')), 'a participant reads the room''s broadcasts');
-select ok(rt.may('read', rt.token('bob', 'rt-a'), rt.room('test.ma'), 'presence'), 'and its presence');
-select ok(not rt.may('read', rt.token('carol', 'rt-a'), rt.room('test.ma')), 'a player of the same game outside the match does not');
-select ok(not rt.may('read', rt.token('carol', 'rt-a'), rt.room('test.ma'), 'presence'), 'nor its presence');
-select ok(not rt.may('read', rt.token('bruno', 'rt-b'), rt.room('test.ma')), 'a player of another game does not');
-select ok(not rt.may('read', rt.token('bruno', 'rt-a'), rt.room('test.ma')), 'nor with a token naming the other game');
-select ok(not rt.may('read', rt.token('alice', 'rt-b'), rt.room('test.ma')), 'a participant''s id with another game''s claim does not');
-select ok(not rt.may('read', rt.token('alice', 'rt-a'), rt.room('test.mb')), 'a participant does not read another match');
-select ok(not rt.may('read', rt.token('alice', 'rt-a', '-1 second'), rt.room('test.ma')), 'expired claims read nothing');
-select ok(not rt.may('read', rt.token('alice', 'rt-a') - 'iss', rt.room('test.ma')), 'claims not issued by Manette read nothing');
-select ok(not rt.may('read', rt.token('alice', 'rt-a') - 'jeu_id', rt.room('test.ma')),
+select ok(manette_test.may('read', manette_test.claims('alice', 'rt-a'), manette_test.room(current_setting('test.ma'))), 'a participant reads the room''s broadcasts');
+select ok(manette_test.may('read', manette_test.claims('bob', 'rt-a'), manette_test.room(current_setting('test.ma')), 'presence'), 'and its presence');
+select ok(not manette_test.may('read', manette_test.claims('carol', 'rt-a'), manette_test.room(current_setting('test.ma'))), 'a player of the same game outside the match does not');
+select ok(not manette_test.may('read', manette_test.claims('carol', 'rt-a'), manette_test.room(current_setting('test.ma')), 'presence'), 'nor its presence');
+select ok(not manette_test.may('read', manette_test.claims('bruno', 'rt-b'), manette_test.room(current_setting('test.ma'))), 'a player of another game does not');
+select ok(not manette_test.may('read', manette_test.claims('bruno', 'rt-a'), manette_test.room(current_setting('test.ma'))), 'nor with a token naming the other game');
+select ok(not manette_test.may('read', manette_test.claims('alice', 'rt-b'), manette_test.room(current_setting('test.ma'))), 'a participant''s id with another game''s claim does not');
+select ok(not manette_test.may('read', manette_test.claims('alice', 'rt-a'), manette_test.room(current_setting('test.mb'))), 'a participant does not read another match');
+select ok(not manette_test.may('read', manette_test.claims('alice', 'rt-a', '-1 second'), manette_test.room(current_setting('test.ma'))), 'expired claims read nothing');
+select ok(not manette_test.may('read', manette_test.claims('alice', 'rt-a') - 'iss', manette_test.room(current_setting('test.ma'))), 'claims not issued by Manette read nothing');
+select ok(not manette_test.may('read', manette_test.claims('alice', 'rt-a') - 'jeu_id', manette_test.room(current_setting('test.ma'))),
   'a Supabase Auth token with the same sub but no game reads nothing');
-select ok(not rt.may('read', rt.token('alice', 'rt-a') || '{"role": "anon"}', rt.room('test.ma')), 'claims of another role read nothing');
-select ok(not rt.may('read', rt.token('alice', 'rt-a'), rt.room('test.ma'), 'broadcast', 'anon'), 'the anon role reads nothing');
-select ok(not rt.may('read', '{}'::jsonb, rt.room('test.ma')), 'no claims, nothing');
-select ok(not rt.may('read', rt.token('alice', 'rt-a'), rt.room('test.ma'), 'postgres_changes'), 'only broadcast and presence');
-select ok(not rt.may('read', rt.token('alice', 'rt-a'), 'manette_partie_' || gen_random_uuid()), 'an unknown match: no');
-select ok(not rt.may('read', rt.token('alice', 'rt-a'), 'lobby'), 'Manette''s policies grant nothing outside its topics');
-select ok(not rt.may('read', rt.token('alice', 'rt-a'), rt.room('test.ma'), 'broadcast', 'authenticated', rt.room('test.mb')),
+select ok(not manette_test.may('read', manette_test.claims('alice', 'rt-a') || '{"role": "anon"}', manette_test.room(current_setting('test.ma'))), 'claims of another role read nothing');
+select ok(not manette_test.may('read', manette_test.claims('alice', 'rt-a'), manette_test.room(current_setting('test.ma')), 'broadcast', 'anon'), 'the anon role reads nothing');
+select ok(not manette_test.may('read', '{}'::jsonb, manette_test.room(current_setting('test.ma'))), 'no claims, nothing');
+select ok(not manette_test.may('read', manette_test.claims('alice', 'rt-a'), manette_test.room(current_setting('test.ma')), 'postgres_changes'), 'only broadcast and presence');
+select ok(not manette_test.may('read', manette_test.claims('alice', 'rt-a'), 'manette_partie_' || gen_random_uuid()), 'an unknown match: no');
+select ok(not manette_test.may('read', manette_test.claims('alice', 'rt-a'), 'lobby'), 'Manette''s policies grant nothing outside its topics');
+select ok(not manette_test.may('read', manette_test.claims('alice', 'rt-a'), manette_test.room(current_setting('test.ma')), 'broadcast', 'authenticated', manette_test.room(current_setting('test.mb'))),
   'a row of another topic stays hidden, whatever topic is being checked');
 
 -- == The player's own channel ======================================================
-select ok(rt.may('read', rt.token('alice', 'rt-a'), rt.own('alice')), 'a player reads its own channel');
-select ok(not rt.may('read', rt.token('bob', 'rt-a'), rt.own('alice')), 'not another player''s');
-select ok(not rt.may('read', rt.token('alice', 'rt-b'), rt.own('alice')), 'nor its own with another game''s claim');
-select ok(not rt.may('read', rt.token('alice', 'rt-a', '-1 second'), rt.own('alice')), 'nor with expired claims');
-select ok(not rt.may('write', rt.token('alice', 'rt-a'), rt.own('alice')), 'nobody but the server writes on it');
-select ok(not rt.may('write', rt.token('cid', 'rt-c'), rt.own('cid')), 'even in a game whose players may speak in rooms');
+select ok(manette_test.may('read', manette_test.claims('alice', 'rt-a'), rt.own('alice')), 'a player reads its own channel');
+select ok(not manette_test.may('read', manette_test.claims('bob', 'rt-a'), rt.own('alice')), 'not another player''s');
+select ok(not manette_test.may('read', manette_test.claims('alice', 'rt-b'), rt.own('alice')), 'nor its own with another game''s claim');
+select ok(not manette_test.may('read', manette_test.claims('alice', 'rt-a', '-1 second'), rt.own('alice')), 'nor with expired claims');
+select ok(not manette_test.may('write', manette_test.claims('alice', 'rt-a'), rt.own('alice')), 'nobody but the server writes on it');
+select ok(not manette_test.may('write', manette_test.claims('cid', 'rt-c'), rt.own('cid')), 'even in a game whose players may speak in rooms');
 
 -- == Writing (broadcast and presence) ==============================================
-select ok(not rt.may('write', rt.token('alice', 'rt-a'), rt.room('test.ma')), 'by default a participant may not broadcast');
-select ok(not rt.may('write', rt.token('alice', 'rt-a'), rt.room('test.ma'), 'presence'), 'nor track presence');
-select ok(rt.may('write', rt.token('cid', 'rt-c'), rt.room('test.mc')), 'with diffusion_joueurs a participant broadcasts');
-select ok(rt.may('write', rt.token('cora', 'rt-c'), rt.room('test.mc'), 'presence'), 'and tracks presence');
-select ok(not rt.may('write', rt.token('cyril', 'rt-c'), rt.room('test.mc')), 'but not a player outside the match');
-select ok(not rt.may('write', rt.token('bruno', 'rt-b'), rt.room('test.mc')), 'nor a player of another game');
-select ok(not rt.may('write', rt.token('cid', 'rt-c', '-1 second'), rt.room('test.mc')), 'nor expired claims');
-select ok(not rt.may('write', rt.token('cid', 'rt-c'), rt.room('test.mc'), 'broadcast', 'anon'), 'nor the anon role');
+select ok(not manette_test.may('write', manette_test.claims('alice', 'rt-a'), manette_test.room(current_setting('test.ma'))), 'by default a participant may not broadcast');
+select ok(not manette_test.may('write', manette_test.claims('alice', 'rt-a'), manette_test.room(current_setting('test.ma')), 'presence'), 'nor track presence');
+select ok(manette_test.may('write', manette_test.claims('cid', 'rt-c'), manette_test.room(current_setting('test.mc'))), 'with diffusion_joueurs a participant broadcasts');
+select ok(manette_test.may('write', manette_test.claims('cora', 'rt-c'), manette_test.room(current_setting('test.mc')), 'presence'), 'and tracks presence');
+select ok(not manette_test.may('write', manette_test.claims('cyril', 'rt-c'), manette_test.room(current_setting('test.mc'))), 'but not a player outside the match');
+select ok(not manette_test.may('write', manette_test.claims('bruno', 'rt-b'), manette_test.room(current_setting('test.mc'))), 'nor a player of another game');
+select ok(not manette_test.may('write', manette_test.claims('cid', 'rt-c', '-1 second'), manette_test.room(current_setting('test.mc'))), 'nor expired claims');
+select ok(not manette_test.may('write', manette_test.claims('cid', 'rt-c'), manette_test.room(current_setting('test.mc')), 'broadcast', 'anon'), 'nor the anon role');
 
 -- == What the server sends =========================================================
 -- (realtime.send gives every payload an `id`: the row's, as Supabase does.)
 select is((select array_agg(row(r.event, r.private, r.payload - 'id')::text order by r.inserted_at)
            from realtime.messages r where r.topic = rt.own('alice')),
-  array[row('matched', true, manette.mm_matched_json(current_setting('test.ma')::uuid, rt.pid('alice')))::text],
+  array[row('matched', true, manette.mm_matched_json(current_setting('test.ma')::uuid, manette_test.pid('alice')))::text],
   'forming a room sends `matched` on each player''s private channel, as GET /matchmaking/status says it');
 select is((select count(*) from realtime.messages r where r.topic in (rt.own('bob'), rt.own('paul'), rt.own('pia'))
            and r.event = 'matched' and r.private), 3::bigint, 'to every player, also in a game with public rooms');
 -- (ids read before switching to the engine, which sees only the current game)
-select set_config('test.ga', rt.game('rt-a')::text, true), set_config('test.gp', rt.game('rt-p')::text, true),
-       set_config('test.alice', rt.pid('alice')::text, true), set_config('test.paul', rt.pid('paul')::text, true);
+select set_config('test.ga', manette_test.game('rt-a')::text, true), set_config('test.gp', manette_test.game('rt-p')::text, true),
+       set_config('test.alice', manette_test.pid('alice')::text, true), set_config('test.paul', manette_test.pid('paul')::text, true);
 set local role manette_engine;
 select set_config('manette.game_id', current_setting('test.ga'), true);
 select lives_ok(format($$ select manette.match_play(%L, %L, 'poser', '{"x": 1}') $$, current_setting('test.ma'), current_setting('test.alice')),
@@ -156,24 +98,23 @@ select set_config('manette.game_id', current_setting('test.gp'), true);
 select lives_ok(format($$ select manette.match_play(%L, %L, 'poser', '{"x": 1}') $$, current_setting('test.mp'), current_setting('test.paul')),
   'an action in a public game');
 reset role;
-select is((select array_agg(distinct r.private) from realtime.messages r where r.topic = rt.room('test.ma')),
+select is((select array_agg(distinct r.private) from realtime.messages r where r.topic = manette_test.room(current_setting('test.ma'))),
   array[true], 'a private game''s room events are private only (nothing on the public channel of that name)');
-select is((select array_agg(distinct r.private) from realtime.messages r where r.topic = rt.room('test.mp')),
+select is((select array_agg(distinct r.private) from realtime.messages r where r.topic = manette_test.room(current_setting('test.mp'))),
   array[false], 'a public game''s are public');
-select is((select array_agg(r.event order by r.inserted_at) from realtime.messages r where r.topic = rt.room('test.ma')),
+select is((select array_agg(r.event order by r.inserted_at) from realtime.messages r where r.topic = manette_test.room(current_setting('test.ma'))),
   array['action', 'etat'], 'action then etat');
 
 -- == GET /realtime/config ============================================================
 set local role manette_api;
-select api.players_register('{"key": "sk_live_RTAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}',
-  '{"pseudo": "dora", "email": "dora@a.test", "password_hash": "scrypt$1", "token": "pt_rtdoraaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}');
+select manette_test.register('rt-a', 'dora', 'dora@a.test', '{"token": "pt_rtdoraaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}');
 select is(api.realtime_config('{"key": "sk_live_RTAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}') - 'jeu_id',
   '{"private": true, "joueur_id": null, "session_expire": null}'::jsonb, 'without a player: the game''s choice only');
 select is(api.realtime_config('{"key": "sk_live_RTPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPP"}')->'private', 'false'::jsonb, 'a public game says so');
 select set_config('test.cfg', api.realtime_config('{"key": "sk_live_RTAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "token": "pt_rtdoraaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}')::text, true);
 reset role;
 select is(current_setting('test.cfg')::jsonb - 'session_expire',
-  jsonb_build_object('private', true, 'jeu_id', rt.game('rt-a'), 'joueur_id', rt.pid('dora')),
+  jsonb_build_object('private', true, 'jeu_id', manette_test.game('rt-a'), 'joueur_id', manette_test.pid('dora')),
   'with a player: the claims to sign');
 select is((current_setting('test.cfg')::jsonb->>'session_expire')::numeric,
   (select floor(extract(epoch from s.expires_at)) from manette.sessions s join manette.players p on p.id = s.player_id where p.pseudo = 'dora'),
@@ -188,12 +129,12 @@ reset role;
 -- == The config part =================================================================
 select is((select row(g.realtime_private, g.realtime_players_write)::text from manette.games g where g.slug = 'rt-c'),
   row(true, true)::text, 'realtime.canaux and diffusion_joueurs are applied');
-select manette_admin.apply_game($${"jeu": "rt-c", "nom": "C", "realtime": {"canaux": "publics", "diffusion_joueurs": false},
+select manette_test.create_game($${"jeu": "rt-c", "nom": "C", "realtime": {"canaux": "publics", "diffusion_joueurs": false},
   "modes": {"1v1": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre"}}}$$, 'sk_live_RTCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC');
 select is((select row(g.realtime_private, g.realtime_players_write)::text from manette.games g where g.slug = 'rt-c'),
   row(false, false)::text, 'and changed by a new apply');
-select ok(not rt.may('write', rt.token('cid', 'rt-c'), rt.room('test.mc')), 'which takes writing back at once');
-select manette_admin.apply_game($${"jeu": "rt-c", "nom": "C"}$$, 'sk_live_RTCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC');
+select ok(not manette_test.may('write', manette_test.claims('cid', 'rt-c'), manette_test.room(current_setting('test.mc'))), 'which takes writing back at once');
+select manette_test.create_game($${"jeu": "rt-c", "nom": "C"}$$, 'sk_live_RTCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC');
 select is((select row(g.realtime_private, g.realtime_players_write)::text from manette.games g where g.slug = 'rt-c'),
   row(true, false)::text, 'a file without `realtime` gets the defaults: private, players silent');
 
@@ -218,27 +159,27 @@ select ok(not (select r.rolbypassrls or r.rolsuper or r.rolcanlogin from pg_role
 create policy "studio: everyone reads everything" on realtime.messages for select to authenticated, anon using (true);
 create policy "studio: everyone writes everything" on realtime.messages for insert to authenticated, anon with check (true);
 create policy "studio: everyone updates everything" on realtime.messages for update to authenticated, anon using (true) with check (true);
-select ok(rt.may('read', rt.token('alice', 'rt-a'), 'lobby') and rt.may('write', rt.token('alice', 'rt-a'), 'lobby')
-          and rt.may('read', '{}'::jsonb, 'lobby', 'broadcast', 'anon'),
+select ok(manette_test.may('read', manette_test.claims('alice', 'rt-a'), 'lobby') and manette_test.may('write', manette_test.claims('alice', 'rt-a'), 'lobby')
+          and manette_test.may('read', '{}'::jsonb, 'lobby', 'broadcast', 'anon'),
   'with them, the studio''s own topics are open, as it chose');
-select ok(rt.may('read', rt.token('alice', 'rt-a'), rt.room('test.ma')), 'a participant still reads the room');
-select ok(not rt.may('read', rt.token('carol', 'rt-a'), rt.room('test.ma')) and not rt.may('read', rt.token('bruno', 'rt-b'), rt.room('test.ma'))
-          and not rt.may('read', rt.token('alice', 'rt-a'), rt.room('test.ma'), 'broadcast', 'anon')
-          and not rt.may('read', '{}'::jsonb, rt.room('test.ma')),
+select ok(manette_test.may('read', manette_test.claims('alice', 'rt-a'), manette_test.room(current_setting('test.ma'))), 'a participant still reads the room');
+select ok(not manette_test.may('read', manette_test.claims('carol', 'rt-a'), manette_test.room(current_setting('test.ma'))) and not manette_test.may('read', manette_test.claims('bruno', 'rt-b'), manette_test.room(current_setting('test.ma')))
+          and not manette_test.may('read', manette_test.claims('alice', 'rt-a'), manette_test.room(current_setting('test.ma')), 'broadcast', 'anon')
+          and not manette_test.may('read', '{}'::jsonb, manette_test.room(current_setting('test.ma'))),
   'but nobody else reads a match room: another player, another game, anon, no claims');
-select ok(not rt.may('read', rt.token('bob', 'rt-a'), rt.own('alice')) and not rt.may('read', '{}'::jsonb, rt.own('alice'), 'broadcast', 'anon'),
+select ok(not manette_test.may('read', manette_test.claims('bob', 'rt-a'), rt.own('alice')) and not manette_test.may('read', '{}'::jsonb, rt.own('alice'), 'broadcast', 'anon'),
   'nor another player''s own channel');
-select ok(not rt.may('write', rt.token('alice', 'rt-a'), rt.room('test.ma')) and not rt.may('write', rt.token('carol', 'rt-a'), rt.room('test.ma'))
-          and not rt.may('write', '{}'::jsonb, rt.room('test.ma'), 'broadcast', 'anon') and not rt.may('write', rt.token('alice', 'rt-a'), rt.own('alice'))
-          and not rt.may('write', rt.token('alice', 'rt-a'), 'manette_whatever'),
+select ok(not manette_test.may('write', manette_test.claims('alice', 'rt-a'), manette_test.room(current_setting('test.ma'))) and not manette_test.may('write', manette_test.claims('carol', 'rt-a'), manette_test.room(current_setting('test.ma')))
+          and not manette_test.may('write', '{}'::jsonb, manette_test.room(current_setting('test.ma')), 'broadcast', 'anon') and not manette_test.may('write', manette_test.claims('alice', 'rt-a'), rt.own('alice'))
+          and not manette_test.may('write', manette_test.claims('alice', 'rt-a'), 'manette_whatever'),
   'nor does anybody write on Manette''s topics that Manette does not let write');
-select ok(rt.may('write', rt.token('cid', 'rt-c'), rt.room('test.mc')) = false,
+select ok(manette_test.may('write', manette_test.claims('cid', 'rt-c'), manette_test.room(current_setting('test.mc'))) = false,
   'a game that took writing back stays silent');
 select set_config('test.probe', gen_random_uuid()::text, true);
-insert into realtime.messages (id, topic, extension, payload) values (current_setting('test.probe')::uuid, rt.room('test.ma'), 'broadcast', '{"v": 1}');
-select set_config('test.claims', rt.token('alice', 'rt-a')::text, true);
+insert into realtime.messages (id, topic, extension, payload) values (current_setting('test.probe')::uuid, manette_test.room(current_setting('test.ma')), 'broadcast', '{"v": 1}');
+select set_config('test.claims', manette_test.claims('alice', 'rt-a')::text, true);
 set local role authenticated;
-select set_config('request.jwt.claims', current_setting('test.claims'), true), set_config('realtime.topic', rt.room('test.ma'), true);
+select set_config('request.jwt.claims', current_setting('test.claims'), true), set_config('realtime.topic', manette_test.room(current_setting('test.ma')), true);
 update realtime.messages set payload = '{"v": 2}' where id = current_setting('test.probe')::uuid;
 reset role;
 select is((select payload from realtime.messages where id = current_setting('test.probe')::uuid), '{"v": 1}'::jsonb,

@@ -9,12 +9,13 @@ grant usage on schema extensions to manette_api, manette_engine;
 
 select plan(6);
 
--- The code of Manette's functions (schemas api and manette*), without its -- comments.
+-- The code of Manette's functions (schemas api and manette*, not the test helpers of
+-- manette_test), without its -- comments.
 create function pg_temp.manette_code() returns table (fn text, code text)
 language sql stable as $$
   select p.oid::regprocedure::text, regexp_replace(p.prosrc, '--[^\n]*', '', 'g')
   from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-  where n.nspname = 'api' or n.nspname like 'manette%'
+  where (n.nspname = 'api' or n.nspname like 'manette%') and n.nspname <> 'manette_test'
 $$;
 
 select is(
@@ -30,9 +31,9 @@ select is(
   'only manette.broadcast_all calls manette.realtime_send (no copy of its privacy rule)');
 
 -- == The helper, as the engine calls it ==========================================
-select manette_admin.apply_game('{"jeu": "bc-pub", "nom": "P", "realtime": {"canaux": "publics"}}',
+select manette_test.create_game('{"jeu": "bc-pub", "nom": "P", "realtime": {"canaux": "publics"}}',
                                 'sk_live_BCPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPP');
-select set_config('manette.game_id', (select id::text from manette.games where slug = 'bc-pub'), true);
+select set_config('manette.game_id', manette_test.game('bc-pub')::text, true);
 select set_config('test.room', 'manette_partie_' || gen_random_uuid(), true);
 select set_config('test.own', 'manette_joueur_' || gen_random_uuid(), true);
 

@@ -15,92 +15,64 @@ select plan(55);
 -- == Fixtures ====================================================================
 -- A: `vue` spectated, `prive` not. B: another game with a spectated mode. C: players may
 -- speak in rooms (diffusion_joueurs) and `vue` is spectated.
-select manette_admin.apply_game($${"jeu": "sp-a", "nom": "A", "modes": {
+select manette_test.create_game($${"jeu": "sp-a", "nom": "A", "modes": {
   "vue":   {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre", "spectateurs": true},
   "prive": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre"}}}$$, 'sk_live_SPAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-select manette_admin.apply_game($${"jeu": "sp-b", "nom": "B", "modes": {
+select manette_test.create_game($${"jeu": "sp-b", "nom": "B", "modes": {
   "vue": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre", "spectateurs": true}}}$$, 'sk_live_SPBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
-select manette_admin.apply_game($${"jeu": "sp-c", "nom": "C", "realtime": {"diffusion_joueurs": true}, "modes": {
+select manette_test.create_game($${"jeu": "sp-c", "nom": "C", "realtime": {"diffusion_joueurs": true}, "modes": {
   "vue": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre", "spectateurs": true}}}$$, 'sk_live_SPCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC');
 
 create schema sp;
 grant usage on schema sp to authenticated, anon, manette_engine, manette_api;
-create function sp.game(slug text) returns uuid
-language sql stable as $$ select g.id from manette.games g where g.slug = game.slug $$;
-create function sp.pid(who text) returns uuid
-language sql stable as $$ select p.id from manette.players p where p.pseudo = who $$;
-create function sp.key(who text) returns text
-language sql immutable as $$
-  select 'sk_live_SP' || repeat(upper(left(who, 1)), 38)
-$$;
 
 -- Players (through the API, so they have sessions): a1..a6 of A, b1, b2 of B, c1..c3 of C.
 set local role manette_api;
-select api.players_register(jsonb_build_object('key', sp.key(w)),
-  jsonb_build_object('pseudo', 'sp_' || w, 'email', w || '@sp.test', 'password_hash', 'scrypt$1',
-                     'token', 'pt_sp' || w || repeat('x', 43 - length(w))))
+select manette_test.register('sp-' || left(w, 1), 'sp_' || w, w || '@sp.test')
 from unnest(array['a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'b1', 'b2', 'c1', 'c2', 'c3']) w;
 reset role;
 
-create function sp.ctx(who text) returns jsonb language sql immutable as $$
-  select jsonb_build_object('key', sp.key(who), 'token', 'pt_sp' || who || repeat('x', 43 - length(who)))
-$$;
--- A match of `slug`'s `mode`, formed the way matchmaking forms it (mm_create_match), at `at`.
-create function sp.new_match(slug text, mode text, who text[], at timestamptz default now()) returns uuid
-language plpgsql as $$
-begin
-  perform set_config('manette.game_id', sp.game(slug)::text, true);
-  return manette.mm_create_match(manette.mm_find_mode(mode), at, '{}'::uuid[],
-    array(select sp.pid('sp_' || w) from unnest(who) with ordinality u(w, o) order by o), array[1000, 1000]::double precision[]);
-end
-$$;
-create function sp.history(who text, m text) returns jsonb language sql as $$
-  select api.match_history(sp.ctx(who), jsonb_build_object('partie_id', m))
-$$;
 create function sp.live(who text, body jsonb default '{}') returns jsonb language sql as $$
-  select api.match_live(sp.ctx(who), body)
-$$;
-create function sp.ids(live jsonb) returns uuid[] language sql immutable as $$
-  select coalesce(array_agg((p->>'id')::uuid order by o), '{}') from jsonb_array_elements(live->'parties') with ordinality e(p, o)
+  select api.match_live(manette_test.ctx('sp-' || left(who, 1), 'sp_' || who), body)
 $$;
 grant execute on all functions in schema sp to manette_api, authenticated, anon, manette_engine;
 
-select set_config('test.mv', sp.new_match('sp-a', 'vue', array['a1', 'a2'], now() - interval '2 minutes')::text, true);
-select set_config('test.mp', sp.new_match('sp-a', 'prive', array['a4', 'a5'])::text, true);
-select set_config('test.mb', sp.new_match('sp-b', 'vue', array['b1', 'b2'])::text, true);
-select set_config('test.mc', sp.new_match('sp-c', 'vue', array['c1', 'c2'])::text, true);
+select set_config('test.mv', manette_test.new_match('vue', array['sp_a1', 'sp_a2'], now() - interval '2 minutes', game => 'sp-a')::text, true);
+select set_config('test.mp', manette_test.new_match('prive', array['sp_a4', 'sp_a5'], game => 'sp-a')::text, true);
+select set_config('test.mb', manette_test.new_match('vue', array['sp_b1', 'sp_b2'], game => 'sp-b')::text, true);
+select set_config('test.mc', manette_test.new_match('vue', array['sp_c1', 'sp_c2'], game => 'sp-c')::text, true);
 select set_config('manette.game_id', '', true);
 
 -- == The game file ===============================================================
-select is((select array_agg(m.code || '=' || m.spectators order by m.code) from manette.modes m where m.game_id = sp.game('sp-a')),
+select is((select array_agg(m.code || '=' || m.spectators order by m.code) from manette.modes m where m.game_id = manette_test.game('sp-a')),
   array['prive=false', 'vue=true'], 'spectateurs is applied per mode; absent means false');
 select throws_ok($$ select manette_admin.apply_game('{"jeu": "sp-a", "nom": "A", "modes": {
     "vue": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre", "spectateurs": "oui"}}}', 'sk_live_SPAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA') $$,
   'P0001', 'modes.vue.spectateurs : booléen attendu', 'a value that is not a boolean is refused, naming the field');
-select is((select m.spectators from manette.modes m where m.game_id = sp.game('sp-a') and m.code = 'vue'), true,
+select is((select m.spectators from manette.modes m where m.game_id = manette_test.game('sp-a') and m.code = 'vue'), true,
   'and changes nothing');
 
 -- == Reading over the API (match_readable) ========================================
 set local role manette_api;
-select is(sp.history('a1', current_setting('test.mv'))->>'partie_id', current_setting('test.mv'), 'a participant reads its match');
-select is(sp.history('a3', current_setting('test.mv'))->>'partie_id', current_setting('test.mv'),
+select is(manette_test.history('sp-a', 'sp_a1', current_setting('test.mv'))->>'partie_id', current_setting('test.mv'), 'a participant reads its match');
+select is(manette_test.history('sp-a', 'sp_a3', current_setting('test.mv'))->>'partie_id', current_setting('test.mv'),
   'any player of the game reads a match of a spectated mode');
-select is(sp.history('a4', current_setting('test.mv'))->'etat_initial'->>'id', current_setting('test.mv'),
+select is(manette_test.history('sp-a', 'sp_a4', current_setting('test.mv'))->'etat_initial'->>'id', current_setting('test.mv'),
   'also a player busy in another match, with the initial state');
-select throws_ok(format($$ select sp.history('a3', %L) $$, current_setting('test.mp')), 'MN403', 'not_participant',
+select throws_ok(format($$ select manette_test.history('sp-a', 'sp_a3', %L) $$, current_setting('test.mp')), 'MN403', 'not_participant',
   'a mode without spectators stays participants-only');
-select is(sp.history('a4', current_setting('test.mp'))->>'partie_id', current_setting('test.mp'), 'whose participants still read it');
-select throws_ok(format($$ select sp.history('b1', %L) $$, current_setting('test.mv')), 'MN404', 'match_not_found',
+select is(manette_test.history('sp-a', 'sp_a4', current_setting('test.mp'))->>'partie_id', current_setting('test.mp'), 'whose participants still read it');
+select throws_ok(format($$ select manette_test.history('sp-b', 'sp_b1', %L) $$, current_setting('test.mv')), 'MN404', 'match_not_found',
   'a player of another game does not find it, although both modes are spectated');
-select throws_ok(format($$ select sp.history('a3', %L) $$, current_setting('test.mb')), 'MN404', 'match_not_found',
+select throws_ok(format($$ select manette_test.history('sp-a', 'sp_a3', %L) $$, current_setting('test.mb')), 'MN404', 'match_not_found',
   'nor the other way round');
 select throws_ok(format($$ select api.match_history('{"key": "sk_live_SPAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}', '{"partie_id": "%s"}') $$, current_setting('test.mv')),
   'MN401', 'missing_player', 'a spectator must be logged in');
 
 -- The helper itself, as the engine runs it inside those functions (the request's game set).
 reset role;
-select set_config('test.ga', sp.game('sp-a')::text, true), set_config('test.gb', sp.game('sp-b')::text, true),
-       set_config('test.a3', sp.pid('sp_a3')::text, true), set_config('test.b1', sp.pid('sp_b1')::text, true);
+select set_config('test.ga', manette_test.game('sp-a')::text, true), set_config('test.gb', manette_test.game('sp-b')::text, true),
+       set_config('test.a3', manette_test.pid('sp_a3')::text, true), set_config('test.b1', manette_test.pid('sp_b1')::text, true);
 set local role manette_engine;
 select set_config('manette.game_id', current_setting('test.ga'), true);
 select is((manette.match_readable(current_setting('test.mv')::uuid, current_setting('test.a3')::uuid)).id, current_setting('test.mv')::uuid,
@@ -115,126 +87,85 @@ reset role;
 set local role manette_api;
 
 -- == A spectator never acts ===========================================================
-select throws_ok(format($$ select api.match_action(sp.ctx('a3'), '{"partie_id": "%s", "action": "poser", "donnees": {}}') $$, current_setting('test.mv')),
+select throws_ok(format($$ select api.match_action(manette_test.ctx('sp-a', 'sp_a3'), '{"partie_id": "%s", "action": "poser", "donnees": {}}') $$, current_setting('test.mv')),
   'MN403', 'not_participant', 'a spectator''s action is not_participant');
-select throws_ok(format($$ select api.match_action(sp.ctx('a3'), '{"partie_id": "%s", "action": "abandonner"}') $$, current_setting('test.mv')),
+select throws_ok(format($$ select api.match_action(manette_test.ctx('sp-a', 'sp_a3'), '{"partie_id": "%s", "action": "abandonner"}') $$, current_setting('test.mv')),
   'MN403', 'not_participant', 'nor may it resign for anybody');
-select is(api.match_action(sp.ctx('a1'), jsonb_build_object('partie_id', current_setting('test.mv'), 'action', 'poser', 'donnees', '{"x": 1}'::jsonb))#>>'{partie,numero_tour}',
+select is(api.match_action(manette_test.ctx('sp-a', 'sp_a1'), jsonb_build_object('partie_id', current_setting('test.mv'), 'action', 'poser', 'donnees', '{"x": 1}'::jsonb))#>>'{partie,numero_tour}',
   '2', 'the participants still play');
-select is(jsonb_array_length(sp.history('a3', current_setting('test.mv'))->'actions'), 1, 'and the spectator reads what they played');
+select is(jsonb_array_length(manette_test.history('sp-a', 'sp_a3', current_setting('test.mv'))->'actions'), 1, 'and the spectator reads what they played');
 reset role;
 
 -- == Realtime: the policies run the way Supabase Realtime runs them =====================
-create function sp.room(setting text) returns text
-language sql stable as $$ select 'manette_partie_' || current_setting(setting) $$;
-create function sp.token(who text, slug text, ttl interval default '1 hour') returns jsonb
-language sql stable as $$
-  select jsonb_build_object('iss', 'manette', 'aud', 'authenticated', 'role', 'authenticated',
-    'sub', sp.pid('sp_' || who), 'jeu_id', sp.game(slug),
-    'iat', floor(extract(epoch from now())), 'exp', floor(extract(epoch from now() + ttl)))
-$$;
--- Realtime.Tenants.Authorization: read = a probe row inserted by Realtime is visible to the
--- token's role; write = an insert as the token's role passes the policies. Rolled back.
-create function sp.may(op text, claims jsonb, topic text, ext text default 'broadcast', role text default 'authenticated')
-returns boolean
-language plpgsql as $$
-declare
-  probe uuid := gen_random_uuid();
-  allowed boolean;
-begin
-  begin
-    if op = 'read' then
-      insert into realtime.messages (id, topic, extension) values (probe, topic, ext);
-    end if;
-    perform set_config('role', role, true), set_config('realtime.topic', topic, true),
-            set_config('request.jwt.claims', claims::text, true),
-            set_config('request.jwt.claim.sub', coalesce(claims->>'sub', ''), true),
-            set_config('request.jwt.claim.role', role, true), set_config('request.headers', '{}', true);
-    if op = 'read' then
-      allowed := exists (select 1 from realtime.messages m where m.id = probe);
-    else
-      begin
-        insert into realtime.messages (topic, extension) values (topic, ext);
-        allowed := true;
-      exception when insufficient_privilege then
-        allowed := false;
-      end;
-    end if;
-    raise exception using errcode = 'SP000', message = allowed::text;
-  exception when sqlstate 'SP000' then
-    return sqlerrm::boolean;
-  end;
-end
-$$;
 
-select ok(sp.may('read', sp.token('a3', 'sp-a'), sp.room('test.mv')), 'a spectator joins a spectated match''s room (broadcast read)');
-select ok(sp.may('read', sp.token('a3', 'sp-a'), sp.room('test.mv'), 'presence'), 'and sees its presence');
-select ok(not sp.may('write', sp.token('a3', 'sp-a'), sp.room('test.mv')), 'but never broadcasts');
-select ok(not sp.may('write', sp.token('a3', 'sp-a'), sp.room('test.mv'), 'presence'), 'nor tracks presence');
-select ok(sp.may('read', sp.token('c3', 'sp-c'), sp.room('test.mc')), 'in a game whose players may speak, a spectator reads');
-select ok(not sp.may('write', sp.token('c3', 'sp-c'), sp.room('test.mc')) and not sp.may('write', sp.token('c3', 'sp-c'), sp.room('test.mc'), 'presence'),
+select ok(manette_test.may('read', manette_test.claims('sp_a3', 'sp-a'), manette_test.room(current_setting('test.mv'))), 'a spectator joins a spectated match''s room (broadcast read)');
+select ok(manette_test.may('read', manette_test.claims('sp_a3', 'sp-a'), manette_test.room(current_setting('test.mv')), 'presence'), 'and sees its presence');
+select ok(not manette_test.may('write', manette_test.claims('sp_a3', 'sp-a'), manette_test.room(current_setting('test.mv'))), 'but never broadcasts');
+select ok(not manette_test.may('write', manette_test.claims('sp_a3', 'sp-a'), manette_test.room(current_setting('test.mv')), 'presence'), 'nor tracks presence');
+select ok(manette_test.may('read', manette_test.claims('sp_c3', 'sp-c'), manette_test.room(current_setting('test.mc'))), 'in a game whose players may speak, a spectator reads');
+select ok(not manette_test.may('write', manette_test.claims('sp_c3', 'sp-c'), manette_test.room(current_setting('test.mc'))) and not manette_test.may('write', manette_test.claims('sp_c3', 'sp-c'), manette_test.room(current_setting('test.mc')), 'presence'),
   'and still neither broadcasts nor tracks presence');
-select ok(sp.may('write', sp.token('c1', 'sp-c'), sp.room('test.mc')), 'while its participants do');
-select ok(not sp.may('read', sp.token('a3', 'sp-a'), sp.room('test.mp')) and not sp.may('read', sp.token('a3', 'sp-a'), sp.room('test.mp'), 'presence'),
+select ok(manette_test.may('write', manette_test.claims('sp_c1', 'sp-c'), manette_test.room(current_setting('test.mc'))), 'while its participants do');
+select ok(not manette_test.may('read', manette_test.claims('sp_a3', 'sp-a'), manette_test.room(current_setting('test.mp'))) and not manette_test.may('read', manette_test.claims('sp_a3', 'sp-a'), manette_test.room(current_setting('test.mp')), 'presence'),
   'a mode without spectators: a non-participant does not join');
-select ok(sp.may('read', sp.token('a4', 'sp-a'), sp.room('test.mp')), 'its participants do');
-select ok(not sp.may('read', sp.token('b1', 'sp-b'), sp.room('test.mv')), 'a player of another game does not join, although both modes are spectated');
-select ok(not sp.may('read', sp.token('a3', 'sp-b'), sp.room('test.mv')) and not sp.may('read', sp.token('a3', 'sp-a'), sp.room('test.mb')),
+select ok(manette_test.may('read', manette_test.claims('sp_a4', 'sp-a'), manette_test.room(current_setting('test.mp'))), 'its participants do');
+select ok(not manette_test.may('read', manette_test.claims('sp_b1', 'sp-b'), manette_test.room(current_setting('test.mv'))), 'a player of another game does not join, although both modes are spectated');
+select ok(not manette_test.may('read', manette_test.claims('sp_a3', 'sp-b'), manette_test.room(current_setting('test.mv'))) and not manette_test.may('read', manette_test.claims('sp_a3', 'sp-a'), manette_test.room(current_setting('test.mb'))),
   'nor with claims naming another game, nor a match of another game');
-select ok(not sp.may('read', sp.token('a3', 'sp-a', '-1 second'), sp.room('test.mv')), 'expired claims: no');
-select ok(not sp.may('read', sp.token('a3', 'sp-a') - 'jeu_id', sp.room('test.mv')), 'a Supabase Auth token (no jeu_id): no');
-select ok(not sp.may('read', sp.token('a3', 'sp-a'), sp.room('test.mv'), 'broadcast', 'anon') and not sp.may('read', '{}'::jsonb, sp.room('test.mv')),
+select ok(not manette_test.may('read', manette_test.claims('sp_a3', 'sp-a', '-1 second'), manette_test.room(current_setting('test.mv'))), 'expired claims: no');
+select ok(not manette_test.may('read', manette_test.claims('sp_a3', 'sp-a') - 'jeu_id', manette_test.room(current_setting('test.mv'))), 'a Supabase Auth token (no jeu_id): no');
+select ok(not manette_test.may('read', manette_test.claims('sp_a3', 'sp-a'), manette_test.room(current_setting('test.mv')), 'broadcast', 'anon') and not manette_test.may('read', '{}'::jsonb, manette_test.room(current_setting('test.mv'))),
   'the anon role, or no claims: no');
-select ok(not sp.may('read', sp.token('a3', 'sp-a') || jsonb_build_object('sub', gen_random_uuid()), sp.room('test.mv')),
+select ok(not manette_test.may('read', manette_test.claims('sp_a3', 'sp-a') || jsonb_build_object('sub', gen_random_uuid()), manette_test.room(current_setting('test.mv'))),
   'claims naming no player of the game: no');
-select ok(not sp.may('read', sp.token('a3', 'sp-a'), 'manette_joueur_' || sp.pid('sp_a1')), 'a spectator does not read a participant''s own channel');
+select ok(not manette_test.may('read', manette_test.claims('sp_a3', 'sp-a'), 'manette_joueur_' || manette_test.pid('sp_a1')), 'a spectator does not read a participant''s own channel');
 
 -- == GET /match/live ==================================================================
 set local role manette_api;
-select is(sp.ids(sp.live('a3')), array[current_setting('test.mv')::uuid], 'the spectated matches in progress of the game, not the others');
-select is(sp.live('a3')->'parties'->0, api.match_state(sp.ctx('a1'), jsonb_build_object('partie_id', current_setting('test.mv')))->'partie',
+select is(manette_test.ids(sp.live('a3'))::uuid[], array[current_setting('test.mv')::uuid], 'the spectated matches in progress of the game, not the others');
+select is(sp.live('a3')->'parties'->0, api.match_state(manette_test.ctx('sp-a', 'sp_a1'), jsonb_build_object('partie_id', current_setting('test.mv')))->'partie',
   'each is the partie of GET /match/state');
-select is(sp.ids(sp.live('b1')), array[current_setting('test.mb')::uuid], 'another game lists its own only');
-select is(sp.ids(sp.live('a3', '{"mode_jeu": "prive"}')), '{}'::uuid[], 'a mode without spectators lists nothing');
+select is(manette_test.ids(sp.live('b1'))::uuid[], array[current_setting('test.mb')::uuid], 'another game lists its own only');
+select is(manette_test.ids(sp.live('a3', '{"mode_jeu": "prive"}'))::uuid[], '{}'::uuid[], 'a mode without spectators lists nothing');
 select throws_ok($$ select sp.live('a3', '{"mode_jeu": "nulle-part"}') $$, 'MN404', 'mode_not_found', 'an unknown mode is mode_not_found');
 select throws_ok($$ select api.match_live('{"key": "sk_live_SPAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}', '{}') $$, 'MN401', 'missing_player',
   'a player token is required');
 reset role;
 
 -- Newer matches of the spectated mode, and a finished one.
-select set_config('test.mv2', sp.new_match('sp-a', 'vue', array['a3', 'a6'], now() - interval '1 minute')::text, true);
+select set_config('test.mv2', manette_test.new_match('vue', array['sp_a3', 'sp_a6'], now() - interval '1 minute', game => 'sp-a')::text, true);
 select set_config('manette.game_id', '', true);
 set local role manette_api;
-select is(sp.ids(sp.live('a2')), array[current_setting('test.mv2')::uuid, current_setting('test.mv')::uuid], 'newest first');
-select is(sp.ids(sp.live('a2', '{"mode_jeu": "vue", "limit": 1}')), array[current_setting('test.mv2')::uuid], 'limit and the mode filter');
+select is(manette_test.ids(sp.live('a2'))::uuid[], array[current_setting('test.mv2')::uuid, current_setting('test.mv')::uuid], 'newest first');
+select is(manette_test.ids(sp.live('a2', '{"mode_jeu": "vue", "limit": 1}'))::uuid[], array[current_setting('test.mv2')::uuid], 'limit and the mode filter');
 select is(jsonb_array_length(sp.live('a2', '{"limit": 0}')->'parties'), 1, 'a limit below 1 counts as 1');
-select api.match_action(sp.ctx('a3'), jsonb_build_object('partie_id', current_setting('test.mv2'), 'action', 'abandonner'));
-select is(sp.ids(sp.live('a2')), array[current_setting('test.mv')::uuid], 'a finished match is no longer listed');
-select is(sp.history('a2', current_setting('test.mv2'))#>>'{etat_initial,id}', current_setting('test.mv2'),
+select api.match_action(manette_test.ctx('sp-a', 'sp_a3'), jsonb_build_object('partie_id', current_setting('test.mv2'), 'action', 'abandonner'));
+select is(manette_test.ids(sp.live('a2'))::uuid[], array[current_setting('test.mv')::uuid], 'a finished match is no longer listed');
+select is(manette_test.history('sp-a', 'sp_a2', current_setting('test.mv2'))#>>'{etat_initial,id}', current_setting('test.mv2'),
   'and a spectator still reads its history');
 reset role;
 
 -- == A mode removed from the file keeps its last setting ================================
-select manette_admin.apply_game($${"jeu": "sp-a", "nom": "A", "modes": {
+select manette_test.create_game($${"jeu": "sp-a", "nom": "A", "modes": {
   "prive": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre"}}}$$, 'sk_live_SPAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-select is((select row(m.retired_at is not null, m.spectators)::text from manette.modes m where m.game_id = sp.game('sp-a') and m.code = 'vue'),
+select is((select row(m.retired_at is not null, m.spectators)::text from manette.modes m where m.game_id = manette_test.game('sp-a') and m.code = 'vue'),
   row(true, true)::text, 'a mode removed from the file is retired with its setting');
 set local role manette_api;
-select is(sp.ids(sp.live('a3')), array[current_setting('test.mv')::uuid], 'so its matches still running stay watchable');
+select is(manette_test.ids(sp.live('a3'))::uuid[], array[current_setting('test.mv')::uuid], 'so its matches still running stay watchable');
 reset role;
 
 -- == Turning spectators off ===========================================================
-select manette_admin.apply_game($${"jeu": "sp-a", "nom": "A", "modes": {
+select manette_test.create_game($${"jeu": "sp-a", "nom": "A", "modes": {
   "vue":   {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre"},
   "prive": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre"}}}$$, 'sk_live_SPAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-select is((select m.spectators from manette.modes m where m.game_id = sp.game('sp-a') and m.code = 'vue'), false,
+select is((select m.spectators from manette.modes m where m.game_id = manette_test.game('sp-a') and m.code = 'vue'), false,
   'a new apply without the key turns spectators off');
-select ok(not sp.may('read', sp.token('a3', 'sp-a'), sp.room('test.mv')) and sp.may('read', sp.token('a1', 'sp-a'), sp.room('test.mv')),
+select ok(not manette_test.may('read', manette_test.claims('sp_a3', 'sp-a'), manette_test.room(current_setting('test.mv'))) and manette_test.may('read', manette_test.claims('sp_a1', 'sp-a'), manette_test.room(current_setting('test.mv'))),
   'at once: the room is its participants'' again');
 set local role manette_api;
-select throws_ok(format($$ select sp.history('a3', %L) $$, current_setting('test.mv')), 'MN403', 'not_participant',
+select throws_ok(format($$ select manette_test.history('sp-a', 'sp_a3', %L) $$, current_setting('test.mv')), 'MN403', 'not_participant',
   'and so are its state and history');
-select is(sp.ids(sp.live('a3')), '{}'::uuid[], 'and it is no longer listed');
+select is(manette_test.ids(sp.live('a3'))::uuid[], '{}'::uuid[], 'and it is no longer listed');
 reset role;
 
 -- == Rights ===========================================================================

@@ -11,52 +11,34 @@ grant usage on schema extensions to manette_api, manette_engine;
 select plan(49);
 
 -- == Fixtures ====================================================================
--- A game's rule function that names the winner by gagnant_id only.
-create schema jeu_vt;
-create function jeu_vt.regles(partie jsonb, joueur_id uuid, action text, donnees jsonb)
-returns jsonb language plpgsql as $$
-begin
-  if action = 'initialiser' then
-    return '{"etat_plateau": {}}';
-  elsif action = 'gagner' then
-    return jsonb_build_object('statut', 'terminee', 'gagnant_id', joueur_id);
-  elsif action = 'nul' then
-    return '{"statut": "terminee"}';
-  end if;
-  return '{}';
-end
-$$;
-grant usage on schema jeu_vt to manette_rules;
-grant execute on function jeu_vt.regles(jsonb, uuid, text, jsonb) to manette_rules;
-
-create function pg_temp.config(modes jsonb, boards jsonb default null) returns jsonb language sql as $$
+create function pg_temp.victory_game(modes jsonb, boards jsonb default null) returns jsonb language sql as $$
   select jsonb_build_object('jeu', 'vt-x', 'nom', 'X', 'modes', modes,
     'classements', coalesce(boards, '{"v": {"operateur": "somme"}, "best": {"operateur": "meilleur"},
                                       "borne": {"operateur": "somme", "valeur_min": 5}}'::jsonb))
 $$;
 
 -- == Apply =======================================================================
-select throws_like($$ select manette_admin.apply_game(pg_temp.config(
+select throws_like($$ select manette_admin.apply_game(pg_temp.victory_game(
     '{"m": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "morpion", "classement_victoires": "nope"}}'),
     'sk_live_VTXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX') $$,
   'modes.m.classement_victoires : classement inconnu « nope »%', 'apply refuses an unknown board, naming the field');
-select throws_like($$ select manette_admin.apply_game(pg_temp.config(
+select throws_like($$ select manette_admin.apply_game(pg_temp.victory_game(
     '{"m": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "morpion", "classement_victoires": "best"}}'),
     'sk_live_VTXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX') $$,
   'modes.m.classement_victoires : le classement « best » doit avoir l’opérateur somme (il a « meilleur »)',
   'apply refuses a board that is not somme');
-select throws_like($$ select manette_admin.apply_game(pg_temp.config(
+select throws_like($$ select manette_admin.apply_game(pg_temp.victory_game(
     '{"m": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "morpion", "classement_victoires": "borne"}}'),
     'sk_live_VTXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX') $$,
   'modes.m.classement_victoires : les bornes du classement « borne » doivent admettre 1%',
   'apply refuses a somme board whose bounds refuse the +1 of a win');
-select throws_like($$ select manette_admin.apply_game(pg_temp.config(
+select throws_like($$ select manette_admin.apply_game(pg_temp.victory_game(
     '{"m": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "morpion", "classement_victoires": 3}}'),
     'sk_live_VTXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX') $$,
   'modes.m.classement_victoires : identifiant de classement attendu', 'apply refuses a board id that is not a string');
 select is((select count(*)::integer from manette.games where slug = 'vt-x'), 0, 'a refused apply writes nothing');
 
-select manette_admin.apply_game($${"jeu": "vt-a", "nom": "A", "google": {"client_id": "123-abc.apps.googleusercontent.com"},
+select manette_test.create_game($${"jeu": "vt-a", "nom": "A", "google": {"client_id": "123-abc.apps.googleusercontent.com"},
   "panel": {"textes": {"connexion_titre": "Salut"}},
   "classements": {"victoires": {"operateur": "somme"}, "jour": {"operateur": "somme", "reinitialisation": "quotidienne"},
                   "record": {"operateur": "meilleur"}},
@@ -64,12 +46,12 @@ select manette_admin.apply_game($${"jeu": "vt-a", "nom": "A", "google": {"client
     "1v1":   {"equipes": 2, "joueurs_par_equipe": 1, "regles": "morpion", "classement_victoires": "victoires"},
     "2v2":   {"equipes": 2, "joueurs_par_equipe": 2, "regles": "tour_par_tour", "classement_victoires": "victoires"},
     "trio":  {"equipes": 3, "joueurs_par_equipe": 1, "regles": "libre", "classement_victoires": "victoires"},
-    "perso": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "jeu_vt.regles", "classement_victoires": "victoires"},
+    "perso": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "manette_test.regles_gagner", "classement_victoires": "victoires"},
     "jour":  {"equipes": 2, "joueurs_par_equipe": 1, "regles": "morpion", "classement_victoires": "jour"},
     "sans":  {"equipes": 2, "joueurs_par_equipe": 1, "regles": "morpion"}
   }}$$, 'sk_live_VTAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-select manette_admin.apply_game($${"jeu": "vt-b", "nom": "B"}$$, 'sk_live_VTBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
-select set_config('test.game_a', (select id::text from manette.games where slug = 'vt-a'), true);
+select manette_test.create_game($${"jeu": "vt-b", "nom": "B"}$$, 'sk_live_VTBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
+select set_config('test.game_a', manette_test.game('vt-a')::text, true);
 
 select is((select array_agg(m.code || '→' || coalesce(l.code, '-') order by m.code)
            from manette.modes m left join manette.leaderboards l on l.id = m.victory_leaderboard_id
@@ -78,46 +60,14 @@ select is((select array_agg(m.code || '→' || coalesce(l.code, '-') order by m.
   'each mode points at its classement_victoires board');
 
 set local role manette_api;
-select api.players_register('{"key": "sk_live_VTAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}',
-  '{"pseudo": "tricheur", "email": "t@a.test", "password_hash": "scrypt$1", "token": "pt_vttricheuraaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}');
+select manette_test.register('vt-a', 'tricheur', 't@a.test', '{"token": "pt_vttricheuraaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}');
 reset role;
-insert into manette.players (game_id, pseudo)
-select current_setting('test.game_a')::uuid, 'vt_' || p
+select manette_test.player('vt-a', 'vt_' || p)
 from unnest(array['x1', 'o1', 'x2', 'o2', 'x3', 'o3', 'a1', 'a2', 'b1', 'b2', 't1', 't2', 't3', 'p1', 'p2', 'q1', 'q2',
                   'j1', 'j2', 's1', 's2', 'r1', 'r2']) p;
 
 create schema vt;
 grant usage on schema vt to manette_engine;
-create function vt.pid(who text) returns uuid
-language sql stable as $$ select p.id from manette.players p where p.pseudo = 'vt_' || who $$;
-create function vt.new_match(mode text, who text[]) returns uuid
-language sql as $$
-  select manette.mm_create_match(manette.mm_find_mode(mode), now(), '{}'::uuid[],
-    array(select vt.pid(w) from unnest(who) with ordinality u(w, o) order by o),
-    array(select 1000::double precision from unnest(who)))
-$$;
--- Plays `moves` (pseudo:action:case, ...) on a match; returns the last partie.
-create function vt.play(match_id uuid, moves text[]) returns jsonb
-language plpgsql as $$
-declare
-  mv   text;
-  part text[];
-  r    jsonb;
-begin
-  foreach mv in array moves loop
-    part := string_to_array(mv, ':');
-    r := manette.match_play(match_id, vt.pid(part[1]), part[2],
-      case when part[3] is null then '{}'::jsonb else jsonb_build_object('case', part[3]::integer) end);
-  end loop;
-  return r;
-end
-$$;
--- The value of `who` on board `code` (any period), null without an entry.
-create function vt.wins(code text, who text) returns double precision
-language sql stable as $$
-  select sum(e.value) from manette.leaderboard_entries e join manette.leaderboards l on l.id = e.leaderboard_id
-  where l.code = wins.code and l.game_id = current_setting('test.game_a')::uuid and e.player_id = vt.pid(who)
-$$;
 -- Buckets whose counter disagrees with the entries (none when they are in step).
 create function vt.counters_off() returns bigint
 language sql stable as $$
@@ -140,50 +90,50 @@ set local role manette_engine;
 select set_config('manette.game_id', current_setting('test.game_a'), true);
 
 -- == Morpion: a win ================================================================
-select set_config('test.m1', vt.new_match('1v1', array['x1', 'o1'])::text, true);
-select is(vt.play(current_setting('test.m1')::uuid, array['x1:jouer:0', 'o1:jouer:3', 'x1:jouer:1', 'o1:jouer:4'])->>'statut',
+select set_config('test.m1', manette_test.new_match('1v1', array['vt_x1', 'vt_o1'])::text, true);
+select is(manette_test.play(current_setting('test.m1')::uuid, array['x1:jouer:0', 'o1:jouer:3', 'x1:jouer:1', 'o1:jouer:4'], 'vt_')->>'statut',
   'en_cours', 'morpion: no line yet');
-select is(vt.wins('victoires', 'x1'), null, 'nothing is credited before the match ends');
-select is(vt.play(current_setting('test.m1')::uuid, array['x1:jouer:2'])->>'gagnant_id', vt.pid('x1')::text,
+select is(manette_test.score('vt_x1', 'victoires'), null, 'nothing is credited before the match ends');
+select is(manette_test.play(current_setting('test.m1')::uuid, array['x1:jouer:2'], 'vt_')->>'gagnant_id', manette_test.pid('vt_x1')::text,
   'morpion: x1 wins');
-select is(vt.wins('victoires', 'x1'), 1::double precision, 'the winner gets +1 on the mode''s board');
-select is(vt.wins('victoires', 'o1'), null, 'the loser gets nothing');
-select is((select e.reached_at from manette.leaderboard_entries e where e.player_id = vt.pid('x1')),
+select is(manette_test.score('vt_x1', 'victoires'), 1::double precision, 'the winner gets +1 on the mode''s board');
+select is(manette_test.score('vt_o1', 'victoires'), null, 'the loser gets nothing');
+select is((select e.reached_at from manette.leaderboard_entries e where e.player_id = manette_test.pid('vt_x1')),
   (select m.ended_at from manette.matches m where m.id = current_setting('test.m1')::uuid),
   'the credit is dated at the end of the match');
-select is(vt.wins('record', 'x1'), null, 'other boards are untouched');
-select is(vt.wins('jour', 'x1'), null, 'the board of another mode is untouched');
+select is(manette_test.score('vt_x1', 'record'), null, 'other boards are untouched');
+select is(manette_test.score('vt_x1', 'jour'), null, 'the board of another mode is untouched');
 
 -- A second win: +1 again, rank follows.
-select set_config('test.m2', vt.new_match('1v1', array['x1', 'o1'])::text, true);
-select vt.play(current_setting('test.m2')::uuid, array['x1:jouer:0', 'o1:jouer:3', 'x1:jouer:1', 'o1:jouer:4', 'x1:jouer:2']);
-select is(vt.wins('victoires', 'x1'), 2::double precision, 'a second win: 2');
+select set_config('test.m2', manette_test.new_match('1v1', array['vt_x1', 'vt_o1'])::text, true);
+select manette_test.play(current_setting('test.m2')::uuid, array['x1:jouer:0', 'o1:jouer:3', 'x1:jouer:1', 'o1:jouer:4', 'x1:jouer:2'], 'vt_');
+select is(manette_test.score('vt_x1', 'victoires'), 2::double precision, 'a second win: 2');
 
 -- == A draw ==========================================================================
-select set_config('test.m3', vt.new_match('1v1', array['x2', 'o2'])::text, true);
-select is(vt.play(current_setting('test.m3')::uuid, array['x2:jouer:0', 'o2:jouer:1', 'x2:jouer:2', 'o2:jouer:4',
-    'x2:jouer:3', 'o2:jouer:5', 'x2:jouer:7', 'o2:jouer:6', 'x2:jouer:8'])
+select set_config('test.m3', manette_test.new_match('1v1', array['vt_x2', 'vt_o2'])::text, true);
+select is(manette_test.play(current_setting('test.m3')::uuid, array['x2:jouer:0', 'o2:jouer:1', 'x2:jouer:2', 'o2:jouer:4',
+    'x2:jouer:3', 'o2:jouer:5', 'x2:jouer:7', 'o2:jouer:6', 'x2:jouer:8'], 'vt_')
   - 'etat_plateau' - 'numero_tour' - 'participants' - 'id' - 'code_salon' - 'cree_le' - 'maj_le' - 'termine_le' - 'mode_jeu' - 'tour_expire_le',
   '{"statut": "terminee", "gagnant_id": null, "gagnant_equipe": null, "tour_joueur": null}'::jsonb, 'morpion: a draw');
-select is(array[vt.wins('victoires', 'x2'), vt.wins('victoires', 'o2')], array[null, null]::double precision[],
+select is(array[manette_test.score('vt_x2', 'victoires'), manette_test.score('vt_o2', 'victoires')], array[null, null]::double precision[],
   'a draw credits nobody');
 
 -- == Refused actions credit nothing ===================================================
-select set_config('test.m4', vt.new_match('1v1', array['x3', 'o3'])::text, true);
-select vt.play(current_setting('test.m4')::uuid, array['x3:jouer:0', 'o3:jouer:3', 'x3:jouer:1', 'o3:jouer:4']);
-select throws_ok(format($$ select manette.match_play(%L, vt.pid('x3'), 'jouer', '{"case": 3}') $$, current_setting('test.m4')),
+select set_config('test.m4', manette_test.new_match('1v1', array['vt_x3', 'vt_o3'])::text, true);
+select manette_test.play(current_setting('test.m4')::uuid, array['x3:jouer:0', 'o3:jouer:3', 'x3:jouer:1', 'o3:jouer:4'], 'vt_');
+select throws_ok(format($$ select manette.match_play(%L, manette_test.pid('vt_x3'), 'jouer', '{"case": 3}') $$, current_setting('test.m4')),
   'MN409', 'action_refusee', 'an occupied case is refused');
-select is(vt.wins('victoires', 'x3'), null, 'a refused action credits nothing');
+select is(manette_test.score('vt_x3', 'victoires'), null, 'a refused action credits nothing');
 
 -- == abandonner =======================================================================
-select vt.play(current_setting('test.m4')::uuid, array['x3:abandonner']);
-select is(array[vt.wins('victoires', 'o3'), vt.wins('victoires', 'x3')], array[1, null]::double precision[],
+select manette_test.play(current_setting('test.m4')::uuid, array['x3:abandonner'], 'vt_');
+select is(array[manette_test.score('vt_o3', 'victoires'), manette_test.score('vt_x3', 'victoires')], array[1, null]::double precision[],
   'abandonner (1v1): the remaining player gets +1, the abandoning one nothing');
-select throws_ok(format($$ select manette.match_play(%L, vt.pid('o3'), 'abandonner', '{}') $$, current_setting('test.m4')),
+select throws_ok(format($$ select manette.match_play(%L, manette_test.pid('vt_o3'), 'abandonner', '{}') $$, current_setting('test.m4')),
   'MN409', 'action_refusee', 'an ended match takes no more actions');
-select is(vt.wins('victoires', 'o3'), 1::double precision, 'so a win is counted once');
+select is(manette_test.score('vt_o3', 'victoires'), 1::double precision, 'so a win is counted once');
 
-select set_config('test.m5', vt.new_match('2v2', array['a1', 'a2', 'b1', 'b2'])::text, true);
+select set_config('test.m5', manette_test.new_match('2v2', array['vt_a1', 'vt_a2', 'vt_b1', 'vt_b2'])::text, true);
 -- Seat 1 plays, then the last seat (team 2) abandons: team 1 wins.
 select is(manette.match_play(current_setting('test.m5')::uuid,
     (select mp.player_id from manette.match_players mp where mp.match_id = current_setting('test.m5')::uuid and mp.seat = 1), 'coup', '{}')->>'statut',
@@ -196,34 +146,34 @@ select is((select array_agg(e.player_id order by e.player_id) from manette.leade
              and e.value = 1),
   vt.seat_team(current_setting('test.m5')::uuid, 1),
   '2v2: each player of the winning team gets +1, the abandoning team (both players) nothing');
-select set_config('test.m6', vt.new_match('trio', array['t1', 't2', 't3'])::text, true);
-select vt.play(current_setting('test.m6')::uuid, array['t2:abandonner']);
-select is(array[vt.wins('victoires', 't1'), vt.wins('victoires', 't2'), vt.wins('victoires', 't3')],
+select set_config('test.m6', manette_test.new_match('trio', array['vt_t1', 'vt_t2', 'vt_t3'])::text, true);
+select manette_test.play(current_setting('test.m6')::uuid, array['t2:abandonner'], 'vt_');
+select is(array[manette_test.score('vt_t1', 'victoires'), manette_test.score('vt_t2', 'victoires'), manette_test.score('vt_t3', 'victoires')],
   array[null, null, null]::double precision[], 'three teams: an abandon ends the match without a winner, nobody gets anything');
 
 -- == A game's rule function ============================================================
-select set_config('test.m7', vt.new_match('perso', array['p1', 'p2'])::text, true);
-select is(vt.play(current_setting('test.m7')::uuid, array['p2:gagner'])->'gagnant_equipe', 'null'::jsonb,
+select set_config('test.m7', manette_test.new_match('perso', array['vt_p1', 'vt_p2'])::text, true);
+select is(manette_test.play(current_setting('test.m7')::uuid, array['p2:gagner'], 'vt_')->'gagnant_equipe', 'null'::jsonb,
   'the rule function names gagnant_id only');
-select is(array[vt.wins('victoires', 'p1'), vt.wins('victoires', 'p2')], array[null, 1]::double precision[],
+select is(array[manette_test.score('vt_p1', 'victoires'), manette_test.score('vt_p2', 'victoires')], array[null, 1]::double precision[],
   'its team (the team of gagnant_id) gets the win');
-select set_config('test.m8', vt.new_match('perso', array['q1', 'q2'])::text, true);
-select vt.play(current_setting('test.m8')::uuid, array['q1:nul']);
-select is(array[vt.wins('victoires', 'q1'), vt.wins('victoires', 'q2')], array[null, null]::double precision[],
+select set_config('test.m8', manette_test.new_match('perso', array['vt_q1', 'vt_q2'])::text, true);
+select manette_test.play(current_setting('test.m8')::uuid, array['q1:nul'], 'vt_');
+select is(array[manette_test.score('vt_q1', 'victoires'), manette_test.score('vt_q2', 'victoires')], array[null, null]::double precision[],
   'a rule function ending without a winner credits nobody');
 
 -- == Other boards and modes ============================================================
-select set_config('test.m9', vt.new_match('jour', array['j1', 'j2'])::text, true);
-select vt.play(current_setting('test.m9')::uuid, array['j1:jouer:0', 'j2:jouer:3', 'j1:jouer:1', 'j2:jouer:4', 'j1:jouer:2']);
+select set_config('test.m9', manette_test.new_match('jour', array['vt_j1', 'vt_j2'])::text, true);
+select manette_test.play(current_setting('test.m9')::uuid, array['j1:jouer:0', 'j2:jouer:3', 'j1:jouer:1', 'j2:jouer:4', 'j1:jouer:2'], 'vt_');
 select is((select row(e.value, e.period_start)::text from manette.leaderboard_entries e join manette.leaderboards l on l.id = e.leaderboard_id
-           where l.code = 'jour' and e.player_id = vt.pid('j1')),
+           where l.code = 'jour' and e.player_id = manette_test.pid('vt_j1')),
   row(1::double precision, (select date_trunc('day', m.ended_at, 'UTC') from manette.matches m where m.id = current_setting('test.m9')::uuid))::text,
   'a daily board: +1 in the period (UTC day) the match ended in');
-select is(vt.wins('victoires', 'j1'), null, 'the jour mode credits its own board only');
+select is(manette_test.score('vt_j1', 'victoires'), null, 'the jour mode credits its own board only');
 
-select set_config('test.m10', vt.new_match('sans', array['s1', 's2'])::text, true);
-select vt.play(current_setting('test.m10')::uuid, array['s1:jouer:0', 's2:jouer:3', 's1:jouer:1', 's2:jouer:4', 's1:jouer:2']);
-select is((select count(*)::integer from manette.leaderboard_entries e where e.player_id in (vt.pid('s1'), vt.pid('s2'))), 0,
+select set_config('test.m10', manette_test.new_match('sans', array['vt_s1', 'vt_s2'])::text, true);
+select manette_test.play(current_setting('test.m10')::uuid, array['s1:jouer:0', 's2:jouer:3', 's1:jouer:1', 's2:jouer:4', 's1:jouer:2'], 'vt_');
+select is((select count(*)::integer from manette.leaderboard_entries e where e.player_id in (manette_test.pid('vt_s1'), manette_test.pid('vt_s2'))), 0,
   'a mode without classement_victoires credits nothing');
 
 -- == Ranks stay right ==================================================================
@@ -250,15 +200,15 @@ reset role;
 -- The credit adds to what is there (the same write as a submission).
 set local role manette_engine;
 select set_config('manette.game_id', current_setting('test.game_a'), true);
-select manette.leaderboard_submit(manette.leaderboard_find('victoires'), vt.pid('r1'), 40, now());
-select set_config('test.m11', vt.new_match('1v1', array['r1', 'r2'])::text, true);
-select vt.play(current_setting('test.m11')::uuid, array['r1:jouer:0', 'r2:jouer:3', 'r1:jouer:1', 'r2:jouer:4', 'r1:jouer:2']);
-select is(vt.wins('victoires', 'r1'), 41::double precision, 'a win adds 1 to the stored total');
+select manette.leaderboard_submit(manette.leaderboard_find('victoires'), manette_test.pid('vt_r1'), 40, now());
+select set_config('test.m11', manette_test.new_match('1v1', array['vt_r1', 'vt_r2'])::text, true);
+select manette_test.play(current_setting('test.m11')::uuid, array['r1:jouer:0', 'r2:jouer:3', 'r1:jouer:1', 'r2:jouer:4', 'r1:jouer:2'], 'vt_');
+select is(manette_test.score('vt_r1', 'victoires'), 41::double precision, 'a win adds 1 to the stored total');
 select is(vt.counters_off(), 0::bigint, 'counters still agree');
 reset role;
 
 -- == Re-apply: the key removed, the board removed =====================================
-select manette_admin.apply_game($${"jeu": "vt-a", "nom": "A", "google": {"client_id": "123-abc.apps.googleusercontent.com"},
+select manette_test.create_game($${"jeu": "vt-a", "nom": "A", "google": {"client_id": "123-abc.apps.googleusercontent.com"},
   "panel": {"textes": {"connexion_titre": "Salut"}},
   "classements": {"victoires": {"operateur": "somme"}, "jour": {"operateur": "somme", "reinitialisation": "quotidienne"},
                   "record": {"operateur": "meilleur"}},
@@ -268,9 +218,9 @@ select is((select count(*)::integer from manette.modes m
   'a mode without the key, or no longer declared, credits nothing any more');
 set local role manette_engine;
 select set_config('manette.game_id', current_setting('test.game_a'), true);
-select set_config('test.m12', vt.new_match('1v1', array['x2', 'o2'])::text, true);
-select vt.play(current_setting('test.m12')::uuid, array['x2:jouer:0', 'o2:jouer:3', 'x2:jouer:1', 'o2:jouer:4', 'x2:jouer:2']);
-select is(vt.wins('victoires', 'x2'), null, 'so its next win is not credited');
+select set_config('test.m12', manette_test.new_match('1v1', array['vt_x2', 'vt_o2'])::text, true);
+select manette_test.play(current_setting('test.m12')::uuid, array['x2:jouer:0', 'o2:jouer:3', 'x2:jouer:1', 'o2:jouer:4', 'x2:jouer:2'], 'vt_');
+select is(manette_test.score('vt_x2', 'victoires'), null, 'so its next win is not credited');
 reset role;
 set local role manette_api;
 select is(api.leaderboards_submit('{"key": "sk_live_VTAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "token": "pt_vttricheuraaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}',

@@ -49,54 +49,36 @@ select ok(abs((select sum(d) from unnest(manette.elo_deltas(array[1700, 1500, 13
 select is(manette.elo_deltas(array[1500], 1, 32), array[0]::double precision[], 'one team: no change');
 
 -- == Apply ==============================================================================
-create function pg_temp.config(mode jsonb) returns jsonb language sql as $$
+create function pg_temp.rated_game(mode jsonb) returns jsonb language sql as $$
   select jsonb_build_object('jeu', 'rt-x', 'nom', 'X', 'modes', jsonb_build_object('m',
     '{"equipes": 2, "joueurs_par_equipe": 1, "regles": "morpion"}'::jsonb || mode))
 $$;
-select throws_like($$ select manette_admin.apply_game(pg_temp.config('{"elo": "maison"}'), 'sk_live_RTXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX') $$,
+select throws_like($$ select manette_admin.apply_game(pg_temp.rated_game('{"elo": "maison"}'), 'sk_live_RTXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX') $$,
   'modes.m.elo : « client » ou « serveur » attendu%', 'apply refuses an elo other than client or serveur');
-select throws_like($$ select manette_admin.apply_game(pg_temp.config('{"elo": "serveur", "elo_k": 0}'), 'sk_live_RTXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX') $$,
+select throws_like($$ select manette_admin.apply_game(pg_temp.rated_game('{"elo": "serveur", "elo_k": 0}'), 'sk_live_RTXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX') $$,
   'modes.m.elo_k : nombre de 1 à 100 attendu%', 'apply refuses elo_k below 1');
-select throws_like($$ select manette_admin.apply_game(pg_temp.config('{"elo": "serveur", "elo_k": 101}'), 'sk_live_RTXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX') $$,
+select throws_like($$ select manette_admin.apply_game(pg_temp.rated_game('{"elo": "serveur", "elo_k": 101}'), 'sk_live_RTXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX') $$,
   'modes.m.elo_k : nombre de 1 à 100 attendu%', 'apply refuses elo_k above 100');
-select throws_like($$ select manette_admin.apply_game(pg_temp.config('{"elo": "serveur", "elo_depart": -1}'), 'sk_live_RTXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX') $$,
+select throws_like($$ select manette_admin.apply_game(pg_temp.rated_game('{"elo": "serveur", "elo_depart": -1}'), 'sk_live_RTXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX') $$,
   'modes.m.elo_depart : nombre de 0 à 10000 attendu%', 'apply refuses elo_depart out of 0..10000');
-select throws_like($$ select manette_admin.apply_game(pg_temp.config('{"elo": "serveur", "elo_k": "32"}'), 'sk_live_RTXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX') $$,
+select throws_like($$ select manette_admin.apply_game(pg_temp.rated_game('{"elo": "serveur", "elo_k": "32"}'), 'sk_live_RTXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX') $$,
   'modes.m.elo_k : nombre de 1 à 100 attendu%', 'apply refuses an elo_k that is not a number');
 select is((select count(*)::integer from manette.games where slug = 'rt-x'), 0, 'a refused apply writes nothing');
 
--- A game's rule function that names the winner by gagnant_id only.
-create schema jeu_rt;
-create function jeu_rt.regles(partie jsonb, joueur_id uuid, action text, donnees jsonb)
-returns jsonb language plpgsql as $$
-begin
-  if action = 'initialiser' then
-    return '{"etat_plateau": {}}';
-  elsif action = 'gagner' then
-    return jsonb_build_object('statut', 'terminee', 'gagnant_id', joueur_id);
-  elsif action = 'nul' then
-    return '{"statut": "terminee"}';
-  end if;
-  return '{}';
-end
-$$;
-grant usage on schema jeu_rt to manette_rules;
-grant execute on function jeu_rt.regles(jsonb, uuid, text, jsonb) to manette_rules;
-
-select manette_admin.apply_game($${"jeu": "rt-a", "nom": "A", "modes": {
+select manette_test.create_game($${"jeu": "rt-a", "nom": "A", "modes": {
     "duel":    {"equipes": 2, "joueurs_par_equipe": 1, "regles": "morpion", "elo": "serveur"},
     "lent":    {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre", "elo": "serveur", "elo_k": 16, "elo_depart": 1200},
     "equipes": {"equipes": 2, "joueurs_par_equipe": 2, "regles": "tour_par_tour", "elo": "serveur"},
     "trio":    {"equipes": 3, "joueurs_par_equipe": 1, "regles": "libre", "elo": "serveur"},
-    "perso":   {"equipes": 3, "joueurs_par_equipe": 1, "regles": "jeu_rt.regles", "elo": "serveur"},
+    "perso":   {"equipes": 3, "joueurs_par_equipe": 1, "regles": "manette_test.regles_gagner", "elo": "serveur"},
     "client":  {"equipes": 2, "joueurs_par_equipe": 1, "regles": "morpion", "elo": "client"},
     "defaut":  {"equipes": 2, "joueurs_par_equipe": 1, "regles": "morpion"}
   }}$$, 'sk_live_RTAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-select manette_admin.apply_game($${"jeu": "rt-b", "nom": "B", "modes": {
+select manette_test.create_game($${"jeu": "rt-b", "nom": "B", "modes": {
     "duel": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "morpion", "elo": "serveur"}}}$$,
   'sk_live_RTBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
-select set_config('test.game_a', (select id::text from manette.games where slug = 'rt-a'), true);
-select set_config('test.game_b', (select id::text from manette.games where slug = 'rt-b'), true);
+select set_config('test.game_a', manette_test.game('rt-a')::text, true);
+select set_config('test.game_b', manette_test.game('rt-b')::text, true);
 
 select is((select array_agg(m.code || ':' || m.elo_source || ':' || m.elo_k || ':' || m.elo_start order by m.code)
            from manette.modes m where m.game_id = current_setting('test.game_a')::uuid),
@@ -106,61 +88,26 @@ select is((select array_agg(m.code || ':' || m.elo_source || ':' || m.elo_k || '
 
 -- Players: two registered through the API (they have tokens), the rest inserted.
 set local role manette_api;
-select api.players_register('{"key": "sk_live_RTAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}',
-  '{"pseudo": "rt_ana", "email": "ana@rt.test", "password_hash": "scrypt$1", "token": "pt_rtanaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}');
-select api.players_register('{"key": "sk_live_RTAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}',
-  '{"pseudo": "rt_bob", "email": "bob@rt.test", "password_hash": "scrypt$1", "token": "pt_rtbobbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}');
-select api.players_register('{"key": "sk_live_RTBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"}',
-  '{"pseudo": "rt_zoe", "email": "zoe@rt.test", "password_hash": "scrypt$1", "token": "pt_rtzoeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"}');
+select manette_test.register('rt-a', 'rt_ana', 'ana@rt.test', '{"token": "pt_rtanaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}');
+select manette_test.register('rt-a', 'rt_bob', 'bob@rt.test', '{"token": "pt_rtbobbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}');
+select manette_test.register('rt-b', 'rt_zoe', 'zoe@rt.test', '{"token": "pt_rtzoeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"}');
 reset role;
-insert into manette.players (game_id, pseudo)
-select current_setting('test.game_a')::uuid, 'rt_' || p
+select manette_test.player('rt-a', 'rt_' || p)
 from unnest(array['x1', 'o1', 'd1', 'd2', 'l1', 'l2', 'a1', 'a2', 'b1', 'b2', 't1', 't2', 't3', 'p1', 'p2', 'p3',
                   'c1', 'c2', 'n1', 'n2', 'm1', 'm2']) p;
 
 create schema rt;
 grant usage on schema rt to manette_engine;
-create function rt.pid(who text) returns uuid
-language sql stable as $$ select p.id from manette.players p where p.pseudo = 'rt_' || who $$;
--- A match made as matchmaking makes it, every client claiming 1000 (ignored in a serveur mode).
-create function rt.new_match(mode text, who text[]) returns uuid
-language sql as $$
-  select manette.mm_create_match(manette.mm_find_mode(mode), now(), '{}'::uuid[],
-    array(select rt.pid(w) from unnest(who) with ordinality u(w, o) order by o),
-    array(select 1000::double precision from unnest(who)))
-$$;
--- The same with the teams given (team of each player, in order).
-create function rt.new_match_teams(mode text, who text[], teams integer[]) returns uuid
-language sql as $$
-  select manette.mm_create_match(manette.mm_find_mode(mode), now(), '{}'::uuid[],
-    array(select rt.pid(w) from unnest(who) with ordinality u(w, o) order by o),
-    array(select 1000::double precision from unnest(who)), teams)
-$$;
-create function rt.play(match_id uuid, moves text[]) returns jsonb
-language plpgsql as $$
-declare
-  mv   text;
-  part text[];
-  r    jsonb;
-begin
-  foreach mv in array moves loop
-    part := string_to_array(mv, ':');
-    r := manette.match_play(match_id, rt.pid(part[1]), part[2],
-      case when part[3] is null then '{}'::jsonb else jsonb_build_object('case', part[3]::integer) end);
-  end loop;
-  return r;
-end
-$$;
 -- A player's stored rating in a mode (null: none yet), and matches played.
 create function rt.rating(mode text, who text) returns double precision
 language sql stable as $$
   select r.rating from manette.ratings r join manette.modes m on m.id = r.mode_id
-  where m.code = rating.mode and m.game_id = current_setting('test.game_a')::uuid and r.player_id = rt.pid(who)
+  where m.code = rating.mode and m.game_id = current_setting('test.game_a')::uuid and r.player_id = manette_test.pid('rt_' || who)
 $$;
 create function rt.played(mode text, who text) returns integer
 language sql stable as $$
   select r.matches_played from manette.ratings r join manette.modes m on m.id = r.mode_id
-  where m.code = played.mode and m.game_id = current_setting('test.game_a')::uuid and r.player_id = rt.pid(who)
+  where m.code = played.mode and m.game_id = current_setting('test.game_a')::uuid and r.player_id = manette_test.pid('rt_' || who)
 $$;
 -- Elo's expected score, written out again here (not manette.elo_expected).
 create function rt.e(a double precision, b double precision) returns double precision
@@ -169,7 +116,7 @@ language sql immutable as $$ select 1 / (1 + 10 ^ ((b - a) / 400)) $$;
 create function rt.set_rating(mode text, who text, v double precision) returns void
 language sql as $$
   insert into manette.ratings (game_id, mode_id, player_id, rating, matches_played)
-  select m.game_id, m.id, rt.pid(who), v, 5 from manette.modes m
+  select m.game_id, m.id, manette_test.pid('rt_' || who), v, 5 from manette.modes m
   where m.code = set_rating.mode and m.game_id = current_setting('test.game_a')::uuid
 $$;
 create function rt.close(a double precision, b double precision) returns boolean
@@ -180,29 +127,29 @@ set local role manette_engine;
 select set_config('manette.game_id', current_setting('test.game_a'), true);
 
 -- == A win (morpion), at the default K and starting rating ===============================
-select set_config('test.m1', rt.new_match('duel', array['x1', 'o1'])::text, true);
+select set_config('test.m1', manette_test.new_match('duel', array['rt_x1', 'rt_o1'])::text, true);
 select is((select array_agg(mp.elo order by mp.seat) from manette.match_players mp where mp.match_id = current_setting('test.m1')::uuid),
   array[1500, 1500]::double precision[], 'a serveur mode: the start ratings are the server''s (elo_depart), not the 1000 given');
 select is(jsonb_path_query_array(manette.match_json(current_setting('test.m1')::uuid), '$.participants[*].elo'),
   '[1500, 1500]'::jsonb, 'match_json: participants carry elo');
 select is(jsonb_path_query_array(manette.match_participants_json(current_setting('test.m1')::uuid), '$[*].elo'),
   '[1500, 1500]'::jsonb, 'match_participants_json: participants carry elo');
-select is(jsonb_path_query_array(manette.mm_matched_json(current_setting('test.m1')::uuid, rt.pid('x1')), '$.participants[*].elo'),
+select is(jsonb_path_query_array(manette.mm_matched_json(current_setting('test.m1')::uuid, manette_test.pid('rt_x1')), '$.participants[*].elo'),
   '[1500, 1500]'::jsonb, 'mm_matched_json (the matched state): participants carry elo');
-select rt.play(current_setting('test.m1')::uuid, array['x1:jouer:0', 'o1:jouer:3', 'x1:jouer:1', 'o1:jouer:4']);
+select manette_test.play(current_setting('test.m1')::uuid, array['x1:jouer:0', 'o1:jouer:3', 'x1:jouer:1', 'o1:jouer:4'], 'rt_');
 select is(rt.rating('duel', 'x1'), null, 'nothing is rated before the match ends');
-select rt.play(current_setting('test.m1')::uuid, array['x1:jouer:2']);
+select manette_test.play(current_setting('test.m1')::uuid, array['x1:jouer:2'], 'rt_');
 select is(array[rt.rating('duel', 'x1'), rt.rating('duel', 'o1')], array[1516, 1484]::double precision[],
   'a win at 1500 each, K = 32: winner 1516, loser 1484');
 select is(array[rt.played('duel', 'x1'), rt.played('duel', 'o1')], array[1, 1], 'one rated match each');
-select is((select r.updated_at from manette.ratings r where r.player_id = rt.pid('x1')),
+select is((select r.updated_at from manette.ratings r where r.player_id = manette_test.pid('rt_x1')),
   (select m.ended_at from manette.matches m where m.id = current_setting('test.m1')::uuid), 'dated at the end of the match');
 
 -- A second match: the start ratings are the new ones, and the loser of the first now wins.
-select set_config('test.m2', rt.new_match('duel', array['x1', 'o1'])::text, true);
+select set_config('test.m2', manette_test.new_match('duel', array['rt_x1', 'rt_o1'])::text, true);
 select is(jsonb_path_query_array(manette.match_json(current_setting('test.m2')::uuid), '$.participants[*].elo'),
   '[1516, 1484]'::jsonb, 'the next match starts from the updated ratings');
-select rt.play(current_setting('test.m2')::uuid, array['x1:jouer:0', 'o1:jouer:3', 'x1:jouer:1', 'o1:jouer:4', 'x1:jouer:8', 'o1:jouer:5']);
+select manette_test.play(current_setting('test.m2')::uuid, array['x1:jouer:0', 'o1:jouer:3', 'x1:jouer:1', 'o1:jouer:4', 'x1:jouer:8', 'o1:jouer:5'], 'rt_');
 select ok(rt.close(rt.rating('duel', 'o1'), 1484 + 32 * (1 - rt.e(1484, 1516)))
           and rt.close(rt.rating('duel', 'x1'), 1516 + 32 * (0 - rt.e(1516, 1484))),
   'the lower-rated player wins: + 32 × (1 − E), the other − the same');
@@ -211,19 +158,19 @@ select is(array[rt.played('duel', 'x1'), rt.played('duel', 'o1')], array[2, 2], 
 -- == A draw ============================================================================
 select rt.set_rating('duel', 'd1', 1600);
 select rt.set_rating('duel', 'd2', 1400);
-select set_config('test.m3', rt.new_match('duel', array['d1', 'd2'])::text, true);
-select rt.play(current_setting('test.m3')::uuid, array['d1:jouer:0', 'd2:jouer:1', 'd1:jouer:2', 'd2:jouer:4',
-    'd1:jouer:3', 'd2:jouer:5', 'd1:jouer:7', 'd2:jouer:6', 'd1:jouer:8']);
+select set_config('test.m3', manette_test.new_match('duel', array['rt_d1', 'rt_d2'])::text, true);
+select manette_test.play(current_setting('test.m3')::uuid, array['d1:jouer:0', 'd2:jouer:1', 'd1:jouer:2', 'd2:jouer:4',
+    'd1:jouer:3', 'd2:jouer:5', 'd1:jouer:7', 'd2:jouer:6', 'd1:jouer:8'], 'rt_');
 select ok(rt.close(rt.rating('duel', 'd1'), 1600 + 32 * (0.5 - rt.e(1600, 1400)))
           and rt.close(rt.rating('duel', 'd2'), 1400 + 32 * (0.5 - rt.e(1400, 1600))),
   'a draw between 1600 and 1400: the stronger loses 32 × (E − 0.5), the weaker gains it');
 select ok(rt.rating('duel', 'd1') < 1600 and rt.rating('duel', 'd1') > 1591, 'about 8.3 points (1591.69)');
 
 -- == abandonner, and the mode's own K and elo_depart ====================================
-select set_config('test.m4', rt.new_match('lent', array['l1', 'l2'])::text, true);
+select set_config('test.m4', manette_test.new_match('lent', array['rt_l1', 'rt_l2'])::text, true);
 select is(jsonb_path_query_array(manette.match_json(current_setting('test.m4')::uuid), '$.participants[*].elo'),
   '[1200, 1200]'::jsonb, 'the mode''s elo_depart is the start rating');
-select rt.play(current_setting('test.m4')::uuid, array['l1:abandonner']);
+select manette_test.play(current_setting('test.m4')::uuid, array['l1:abandonner'], 'rt_');
 select is(array[rt.rating('lent', 'l1'), rt.rating('lent', 'l2')], array[1192, 1208]::double precision[],
   'abandonner (K = 16): the abandoning player loses 8, the other wins 8');
 select is(rt.rating('duel', 'l1'), null, 'other modes'' ratings are untouched');
@@ -233,7 +180,7 @@ select rt.set_rating('equipes', 'a1', 1700);
 select rt.set_rating('equipes', 'a2', 1300);
 select rt.set_rating('equipes', 'b1', 1600);
 select rt.set_rating('equipes', 'b2', 1600);
-select set_config('test.m5', rt.new_match_teams('equipes', array['a1', 'a2', 'b1', 'b2'], array[1, 1, 2, 2])::text, true);
+select set_config('test.m5', manette_test.new_match('equipes', array['rt_a1', 'rt_a2', 'rt_b1', 'rt_b2'], teams => array[1, 1, 2, 2])::text, true);
 -- The last seat abandons: its team loses.
 select set_config('test.m5_loser', (select mp.team::text from manette.match_players mp
   where mp.match_id = current_setting('test.m5')::uuid and mp.seat = 4), true);
@@ -263,8 +210,8 @@ select is((select count(distinct round((r.rating - mp.elo)::numeric, 9))::intege
 select rt.set_rating('trio', 't1', 1500);
 select rt.set_rating('trio', 't2', 1600);
 select rt.set_rating('trio', 't3', 1700);
-select set_config('test.m6', rt.new_match('trio', array['t1', 't2', 't3'])::text, true);
-select rt.play(current_setting('test.m6')::uuid, array['t2:abandonner']);
+select set_config('test.m6', manette_test.new_match('trio', array['rt_t1', 'rt_t2', 'rt_t3'])::text, true);
+select manette_test.play(current_setting('test.m6')::uuid, array['t2:abandonner'], 'rt_');
 -- With three teams, abandonner ends the match without a winner: a draw between every pair.
 select ok(rt.close(rt.rating('trio', 't1'), 1500 + 32 / 2.0 * ((0.5 - rt.e(1500, 1600)) + (0.5 - rt.e(1500, 1700))))
           and rt.close(rt.rating('trio', 't2'), 1600 + 32 / 2.0 * ((0.5 - rt.e(1600, 1500)) + (0.5 - rt.e(1600, 1700))))
@@ -274,8 +221,8 @@ select ok(rt.close(rt.rating('trio', 't1'), 1500 + 32 / 2.0 * ((0.5 - rt.e(1500,
 select rt.set_rating('perso', 'p1', 1500);
 select rt.set_rating('perso', 'p2', 1600);
 select rt.set_rating('perso', 'p3', 1700);
-select set_config('test.m7', rt.new_match('perso', array['p1', 'p2', 'p3'])::text, true);
-select is(rt.play(current_setting('test.m7')::uuid, array['p1:gagner'])->'gagnant_equipe', 'null'::jsonb,
+select set_config('test.m7', manette_test.new_match('perso', array['rt_p1', 'rt_p2', 'rt_p3'])::text, true);
+select is(manette_test.play(current_setting('test.m7')::uuid, array['p1:gagner'], 'rt_')->'gagnant_equipe', 'null'::jsonb,
   'a game''s rule function names gagnant_id only');
 select ok(rt.close(rt.rating('perso', 'p1'), 1500 + 32 / 2.0 * ((1 - rt.e(1500, 1600)) + (1 - rt.e(1500, 1700))))
           and rt.close(rt.rating('perso', 'p2'), 1600 + 32 / 2.0 * (0 - rt.e(1600, 1500)))
@@ -286,11 +233,11 @@ select ok(abs((select sum(r.rating) from manette.ratings r join manette.modes m 
   'and the ratings still sum to what they did');
 
 -- == Nothing rated ========================================================================
-select set_config('test.m8', rt.new_match('client', array['c1', 'c2'])::text, true);
+select set_config('test.m8', manette_test.new_match('client', array['rt_c1', 'rt_c2'])::text, true);
 select is(jsonb_path_query_array(manette.match_json(current_setting('test.m8')::uuid), '$.participants[*].elo'),
   '[1000, 1000]'::jsonb, 'a client mode: the start ratings are the ones the clients sent');
-select rt.play(current_setting('test.m8')::uuid, array['c1:jouer:0', 'c2:jouer:3', 'c1:jouer:1', 'c2:jouer:4', 'c1:jouer:2']);
-select is((select count(*)::integer from manette.ratings r where r.player_id in (rt.pid('c1'), rt.pid('c2'))), 0,
+select manette_test.play(current_setting('test.m8')::uuid, array['c1:jouer:0', 'c2:jouer:3', 'c1:jouer:1', 'c2:jouer:4', 'c1:jouer:2'], 'rt_');
+select is((select count(*)::integer from manette.ratings r where r.player_id in (manette_test.pid('rt_c1'), manette_test.pid('rt_c2'))), 0,
   'a client mode rates nobody');
 
 reset role;
@@ -300,14 +247,14 @@ reset role;
 alter table manette.matches drop constraint matches_status_check;
 set local role manette_engine;
 select set_config('manette.game_id', current_setting('test.game_a'), true);
-select set_config('test.m9', rt.new_match('duel', array['n1', 'n2'])::text, true);
+select set_config('test.m9', manette_test.new_match('duel', array['rt_n1', 'rt_n2'])::text, true);
 update manette.matches set status = 'annulee', ended_at = now() where id = current_setting('test.m9')::uuid;
-select is((select count(*)::integer from manette.ratings r where r.player_id in (rt.pid('n1'), rt.pid('n2'))), 0,
+select is((select count(*)::integer from manette.ratings r where r.player_id in (manette_test.pid('rt_n1'), manette_test.pid('rt_n2'))), 0,
   'a serveur match that ends as annulee rates nobody');
 -- A match already terminee, updated again: rated once.
-select set_config('test.m10', rt.new_match('duel', array['m1', 'm2'])::text, true);
-select rt.play(current_setting('test.m10')::uuid, array['m1:abandonner']);
-update manette.matches set status = 'terminee', winner_player_id = rt.pid('m1'), winner_team = 1
+select set_config('test.m10', manette_test.new_match('duel', array['rt_m1', 'rt_m2'])::text, true);
+select manette_test.play(current_setting('test.m10')::uuid, array['m1:abandonner'], 'rt_');
+update manette.matches set status = 'terminee', winner_player_id = manette_test.pid('rt_m1'), winner_team = 1
 where id = current_setting('test.m10')::uuid;
 select is(array[rt.rating('duel', 'm1'), rt.rating('duel', 'm2'), rt.played('duel', 'm2')::double precision],
   array[1484, 1516, 1]::double precision[], 'an ended match updated again is not rated again');
@@ -315,7 +262,7 @@ reset role;
 
 -- == The `matched` event ===================================================================
 select is((select jsonb_path_query_array(r.payload, '$.participants[*].elo') from realtime.messages r
-           where r.topic = 'manette_joueur_' || rt.pid('o1') and r.event = 'matched'
+           where r.topic = 'manette_joueur_' || manette_test.pid('rt_o1') and r.event = 'matched'
              and r.payload->>'partie_id' = current_setting('test.m2')),
   '[1516, 1484]'::jsonb, 'the realtime `matched` event: participants carry their start rating');
 
@@ -331,7 +278,7 @@ set local role manette_api;
 select is(api.matchmaking_join('{"key": "sk_live_RTAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "token": "pt_rtanaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}',
     '{"mode_jeu": "lent", "elo_actuel": 9999}')->>'status', 'waiting', 'ana joins lent claiming 9999');
 reset role;
-select is((select e.elo from manette.queue_entries e where e.player_id = rt.pid('ana')), 1200::double precision,
+select is((select e.elo from manette.queue_entries e where e.player_id = manette_test.pid('rt_ana')), 1200::double precision,
   'her queue entry holds the server''s rating (elo_depart), not 9999');
 set local role manette_api;
 select throws_ok($$ select api.matchmaking_join('{"key": "sk_live_RTAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "token": "pt_rtbobbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}',
@@ -340,20 +287,20 @@ select throws_ok($$ select api.matchmaking_join('{"key": "sk_live_RTAAAAAAAAAAAA
 select is(api.matchmaking_join('{"key": "sk_live_RTAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "token": "pt_rtbobbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}',
     '{"mode_jeu": "client", "elo_actuel": 9999}')->>'status', 'waiting', 'bob joins a client mode claiming 9999');
 reset role;
-select is((select e.elo from manette.queue_entries e where e.player_id = rt.pid('bob')), 9999::double precision,
+select is((select e.elo from manette.queue_entries e where e.player_id = manette_test.pid('rt_bob')), 9999::double precision,
   'a client mode still queues elo_actuel');
 
 -- Turning the client mode serveur moves the waiting entry to the server's rating.
-select manette_admin.apply_game($${"jeu": "rt-a", "nom": "A", "modes": {
+select manette_test.create_game($${"jeu": "rt-a", "nom": "A", "modes": {
     "duel":    {"equipes": 2, "joueurs_par_equipe": 1, "regles": "morpion", "elo": "serveur"},
     "lent":    {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre", "elo": "serveur", "elo_k": 16, "elo_depart": 1200},
     "equipes": {"equipes": 2, "joueurs_par_equipe": 2, "regles": "tour_par_tour", "elo": "serveur"},
     "trio":    {"equipes": 3, "joueurs_par_equipe": 1, "regles": "libre", "elo": "serveur"},
-    "perso":   {"equipes": 3, "joueurs_par_equipe": 1, "regles": "jeu_rt.regles", "elo": "serveur"},
+    "perso":   {"equipes": 3, "joueurs_par_equipe": 1, "regles": "manette_test.regles_gagner", "elo": "serveur"},
     "client":  {"equipes": 2, "joueurs_par_equipe": 1, "regles": "morpion", "elo": "serveur", "elo_depart": 800},
     "defaut":  {"equipes": 2, "joueurs_par_equipe": 1, "regles": "morpion"}
   }}$$, 'sk_live_RTAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-select is((select e.elo from manette.queue_entries e where e.player_id = rt.pid('bob')), 800::double precision,
+select is((select e.elo from manette.queue_entries e where e.player_id = manette_test.pid('rt_bob')), 800::double precision,
   'a mode turned serveur: the waiting entry now holds the server''s rating');
 
 -- == GET /players/me =========================================================================

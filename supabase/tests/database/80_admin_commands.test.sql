@@ -11,7 +11,7 @@ grant usage on schema extensions to manette_api, manette_engine, manette_admin;
 select plan(61);
 
 -- == Fixtures ====================================================================
-select manette_admin.apply_game($${"jeu": "adm-a", "nom": "A",
+select manette_test.create_game($${"jeu": "adm-a", "nom": "A",
   "tables": {
     "catalogue": {"colonnes": {"nom": {"type": "text", "requis": true}, "prix": {"type": "integer"}, "poids": {"type": "number"},
                                "actif": {"type": "boolean"}, "meta": {"type": "json"}, "sortie": {"type": "timestamp"}},
@@ -19,21 +19,9 @@ select manette_admin.apply_game($${"jeu": "adm-a", "nom": "A",
     "notes": {"colonnes": {"texte": {"type": "text"}}, "lecture": "public", "ecriture": "joueurs"}},
   "modes": {"1v1": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "morpion"}}}$$,
   'sk_live_ADMAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-select manette_admin.apply_game('{"jeu": "adm-b", "nom": "B"}', 'sk_live_ADMBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
-select set_config('test.game_a', (select id::text from manette.games where slug = 'adm-a'), true);
+select manette_test.create_game('{"jeu": "adm-b", "nom": "B"}', 'sk_live_ADMBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
+select set_config('test.game_a', manette_test.game('adm-a')::text, true);
 
--- The error a statement raises: {code, error, detail}.
-create function pg_temp.failure(q text) returns jsonb language plpgsql as $$
-declare
-  code text; err text; detail text;
-begin
-  execute q;
-  return null;
-exception when others then
-  get stacked diagnostics code = returned_sqlstate, err = message_text, detail = pg_exception_detail;
-  return jsonb_build_object('code', code, 'error', err, 'detail', nullif(detail, '')::jsonb);
-end
-$$;
 create function pg_temp.rows(tbl text) returns bigint language sql as $$
   select count(*) from manette.table_rows r join manette.data_tables t on t.id = r.table_id
   where t.game_id = current_setting('test.game_a')::uuid and t.name = tbl
@@ -94,7 +82,7 @@ select is(array(select r.data from manette.table_rows r join manette.data_tables
   'CSV cells become integer, number, boolean, json and timestamp values; empty cells are absent');
 
 -- All or nothing, every bad row and column named.
-select is(pg_temp.failure($$ select manette_admin.table_rows_import('adm-a', 'catalogue',
+select is(manette_test.failure($$ select manette_admin.table_rows_import('adm-a', 'catalogue',
     '[{"nom": "ok"}, {"nom": "x", "prix": "12"}, {"prix": 1.5, "zz": 1}, 7]') $$),
   $${"code": "MN400", "error": "validation_failed", "detail": {"reason": "import", "details": [
      {"champ": "lignes[2].donnees.prix", "message": "entier attendu"},
@@ -104,7 +92,7 @@ select is(pg_temp.failure($$ select manette_admin.table_rows_import('adm-a', 'ca
      {"champ": "lignes[4].donnees", "message": "objet attendu"}]}}$$::jsonb,
   'a JSON import with bad rows names each row (1-based) and column');
 select is(pg_temp.rows('catalogue'), 4::bigint, 'and writes nothing, not even the good row');
-select is(pg_temp.failure($$ select manette_admin.table_rows_import('adm-a', 'catalogue',
+select is(manette_test.failure($$ select manette_admin.table_rows_import('adm-a', 'catalogue',
     '[{"nom": "a", "prix": "1.5", "actif": "oui", "meta": "{pas du json", "sortie": "hier", "poids": "1,5"}, {"nom": ""}]', true, '{2,7}') $$)->'detail',
   $${"reason": "import", "details": [
      {"champ": "lignes[2].donnees.meta", "message": "valeur invalide pour une colonne json"},
@@ -114,22 +102,22 @@ select is(pg_temp.failure($$ select manette_admin.table_rows_import('adm-a', 'ca
      {"champ": "lignes[2].donnees.sortie", "message": "date ISO 8601 avec fuseau attendue (ex. 2025-01-31T12:00:00Z)"},
      {"champ": "lignes[7].donnees.nom", "message": "colonne obligatoire manquante"}]}$$::jsonb,
   'CSV cells that do not parse are named with the file''s line numbers');
-select is(pg_temp.failure(format($$ select manette_admin.table_rows_import('adm-a', 'notes', %L) $$,
+select is(manette_test.failure(format($$ select manette_admin.table_rows_import('adm-a', 'notes', %L) $$,
     (select jsonb_agg(jsonb_build_object('texte', i)) from generate_series(1, 150) i)))->'detail'->'details'->100,
   '{"champ": "lignes", "message": "autres erreurs non affichées : 50"}',
   'the first 100 problems are listed, then how many more');
-select is(jsonb_array_length(pg_temp.failure(format($$ select manette_admin.table_rows_import('adm-a', 'notes', %L) $$,
+select is(jsonb_array_length(manette_test.failure(format($$ select manette_admin.table_rows_import('adm-a', 'notes', %L) $$,
     (select jsonb_agg(jsonb_build_object('texte', i)) from generate_series(1, 150) i)))->'detail'->'details'),
   101, 'so the error stays small');
-select is(pg_temp.failure($$ select manette_admin.table_rows_import('adm-a', 'nope', '[{}]') $$)->>'error', 'table_not_found',
+select is(manette_test.failure($$ select manette_admin.table_rows_import('adm-a', 'nope', '[{}]') $$)->>'error', 'table_not_found',
   'an unknown table: table_not_found');
-select is(pg_temp.failure($$ select manette_admin.table_rows_import('adm-b', 'catalogue', '[{}]') $$)->>'error', 'table_not_found',
+select is(manette_test.failure($$ select manette_admin.table_rows_import('adm-b', 'catalogue', '[{}]') $$)->>'error', 'table_not_found',
   'a table of another game: table_not_found');
-select is(pg_temp.failure($$ select manette_admin.table_rows_import('nope', 'catalogue', '[{}]') $$)->>'error', 'game_not_found',
+select is(manette_test.failure($$ select manette_admin.table_rows_import('nope', 'catalogue', '[{}]') $$)->>'error', 'game_not_found',
   'an unknown game: game_not_found');
-select is(pg_temp.failure($$ select manette_admin.table_rows_import('adm-a', 'catalogue', '{"nom": "x"}') $$)->'detail',
+select is(manette_test.failure($$ select manette_admin.table_rows_import('adm-a', 'catalogue', '{"nom": "x"}') $$)->'detail',
   '{"details": [{"champ": "lignes", "message": "tableau attendu"}]}', 'lignes must be an array');
-select is(pg_temp.failure(format($$ select manette_admin.table_rows_import('adm-a', 'notes', %L) $$,
+select is(manette_test.failure(format($$ select manette_admin.table_rows_import('adm-a', 'notes', %L) $$,
     (select jsonb_agg('{}'::jsonb) from generate_series(1, 100001))))->'detail',
   '{"details": [{"champ": "lignes", "message": "100000 lignes au plus"}]}', 'at most 100000 rows');
 select is(manette_admin.table_rows_import('adm-a', 'notes', '[]') - 'jeu' - 'table',
@@ -140,9 +128,9 @@ select is(manette_admin.table_rows_import('adm-a', 'notes', '[]') - 'jeu' - 'tab
 set local role manette_admin;
 select is((manette_admin.keys_list('adm-a')->'cles'->0) - 'cree_le',
   '{"cle": "sk_live_ADMAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "revoquee_le": null, "active": true}', 'the applied key is listed');
-select is(pg_temp.failure($$ select manette_admin.keys_revoke('adm-a', 'sk_live_ADMAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA') $$)->>'code',
+select is(manette_test.failure($$ select manette_admin.keys_revoke('adm-a', 'sk_live_ADMAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA') $$)->>'code',
   'MN409', 'the last active key cannot be revoked');
-select is(pg_temp.failure($$ select manette_admin.keys_revoke('adm-a', 'sk_live_ADMAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA') $$)->>'error',
+select is(manette_test.failure($$ select manette_admin.keys_revoke('adm-a', 'sk_live_ADMAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA') $$)->>'error',
   'last_active_key', '(last_active_key)');
 select is(manette_admin.keys_create('adm-a', 'sk_live_ADMNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWN') - 'cree_le',
   '{"jeu": "adm-a", "cle": "sk_live_ADMNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWN", "actives": 2}', 'create adds an active key');
@@ -159,12 +147,12 @@ select is((select jsonb_object_agg(k->>'cle', jsonb_build_array(k->'active', k->
            from jsonb_array_elements(manette_admin.keys_list('adm-a')->'cles') k),
   '{"sk_live_ADMAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA": [false, true], "sk_live_ADMNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWN": [true, false]}'::jsonb,
   'the list shows the old key revoked, the new one active');
-select is(pg_temp.failure($$ select manette_admin.keys_revoke('adm-a', 'sk_live_ADMBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB') $$)->>'error',
+select is(manette_test.failure($$ select manette_admin.keys_revoke('adm-a', 'sk_live_ADMBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB') $$)->>'error',
   'key_not_found', 'a key of another game: key_not_found');
-select is(pg_temp.failure($$ select manette_admin.keys_revoke('adm-a', 'sk_live_nope') $$)->>'error', 'key_not_found',
+select is(manette_test.failure($$ select manette_admin.keys_revoke('adm-a', 'sk_live_nope') $$)->>'error', 'key_not_found',
   'an unknown key: key_not_found');
-select is(pg_temp.failure($$ select manette_admin.keys_list('nope') $$)->>'error', 'game_not_found', 'keys of an unknown game: game_not_found');
-select is(pg_temp.failure($$ select manette_admin.keys_create('nope', 'sk_live_ADMCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC') $$)->>'error',
+select is(manette_test.failure($$ select manette_admin.keys_list('nope') $$)->>'error', 'game_not_found', 'keys of an unknown game: game_not_found');
+select is(manette_test.failure($$ select manette_admin.keys_create('nope', 'sk_live_ADMCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC') $$)->>'error',
   'game_not_found', 'a key for an unknown game: game_not_found');
 reset role;
 select is(manette_admin.apply_game((select config from manette.games where slug = 'adm-a'), 'sk_live_unused')->>'api_key',
@@ -179,14 +167,12 @@ select api.players_register('{"key": "sk_live_ADMNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWN
   '{"pseudo": "Alice", "email": "Alice@Example.test", "pays": "FR", "password_hash": "scrypt$1", "token": "pt_admaliceaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}');
 select api.players_register('{"key": "sk_live_ADMNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWN"}',
   '{"pseudo": "Bob", "email": "bob@example.test", "password_hash": "scrypt$1", "token": "pt_admbobbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}');
-select api.players_register('{"key": "sk_live_ADMBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"}',
-  '{"pseudo": "Carole", "email": "carole@example.test", "password_hash": "scrypt$1", "token": "pt_admcaroleeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"}');
+select manette_test.register('adm-b', 'Carole', 'carole@example.test', '{"token": "pt_admcaroleeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"}');
 reset role;
 select set_config('test.alice', (select id::text from manette.players where pseudo = 'Alice'), true);
 select set_config('test.bob', (select id::text from manette.players where pseudo = 'Bob'), true);
-insert into manette.sessions (token_hash, game_id, player_id, expires_at, revoked_at)
-values (manette.token_hash('pt_admoldddddddddddddddddddddddddddddddddddddddd'), current_setting('test.game_a')::uuid,
-        current_setting('test.alice')::uuid, now() + interval '1 day', now() - interval '1 hour');
+select manette_test.session(current_setting('test.alice')::uuid, 'pt_admoldddddddddddddddddddddddddddddddddddddddd',
+                            revoked_at => now() - interval '1 hour');
 
 set local role manette_admin;
 select is(manette_admin.players_find('adm-a', 'aLiCe') - 'cree_le' - 'derniere_utilisation',
@@ -197,11 +183,11 @@ select is(manette_admin.players_find('adm-a', 'aLiCe') - 'cree_le' - 'derniere_u
 select is(manette_admin.players_find('adm-a', 'ALICE@example.TEST')->>'id', current_setting('test.alice'), 'by e-mail, in any case');
 select is(manette_admin.players_find('adm-a', current_setting('test.alice'))->>'pseudo', 'Alice', 'by id');
 select isnt(manette_admin.players_find('adm-a', 'alice')->>'derniere_utilisation', null, 'with the last use of its sessions');
-select is(pg_temp.failure($$ select manette_admin.players_find('adm-a', 'carole') $$)->>'error', 'player_not_found',
+select is(manette_test.failure($$ select manette_admin.players_find('adm-a', 'carole') $$)->>'error', 'player_not_found',
   'a player of another game: player_not_found');
-select is(pg_temp.failure($$ select manette_admin.players_find('adm-a', 'carole@example.test') $$)->>'error', 'player_not_found',
+select is(manette_test.failure($$ select manette_admin.players_find('adm-a', 'carole@example.test') $$)->>'error', 'player_not_found',
   'by the e-mail of a player of another game: player_not_found');
-select is(pg_temp.failure(format($$ select manette_admin.players_find('adm-a', %L) $$, gen_random_uuid()))->>'error', 'player_not_found',
+select is(manette_test.failure(format($$ select manette_admin.players_find('adm-a', %L) $$, gen_random_uuid()))->>'error', 'player_not_found',
   'an unknown id: player_not_found');
 select is(manette_admin.players_revoke_sessions('adm-a', 'alice') - 'id',
   '{"pseudo": "Alice", "sessions_revoquees": 1}', 'revoke-sessions revokes the active sessions only');
@@ -256,11 +242,11 @@ update manette.matches set status = 'terminee', ended_at = now() where id = curr
 set local role manette_admin;
 select is(manette_admin.match_show('adm-a', current_setting('test.code'))->>'id', current_setting('test.m2'),
   'by code, none in progress: the most recent');
-select is(pg_temp.failure(format($$ select manette_admin.match_show('adm-b', %L) $$, current_setting('test.m1')))->>'error',
+select is(manette_test.failure(format($$ select manette_admin.match_show('adm-b', %L) $$, current_setting('test.m1')))->>'error',
   'match_not_found', 'a match of another game: match_not_found');
-select is(pg_temp.failure($$ select manette_admin.match_show('adm-a', 'ZZZZZZ') $$)->>'error', 'match_not_found',
+select is(manette_test.failure($$ select manette_admin.match_show('adm-a', 'ZZZZZZ') $$)->>'error', 'match_not_found',
   'an unknown code: match_not_found');
-select is(pg_temp.failure($$ select manette_admin.match_show('nope', 'ZZZZZZ') $$)->>'error', 'game_not_found',
+select is(manette_test.failure($$ select manette_admin.match_show('nope', 'ZZZZZZ') $$)->>'error', 'game_not_found',
   'a match of an unknown game: game_not_found');
 
 select * from finish();

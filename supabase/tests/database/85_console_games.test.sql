@@ -6,8 +6,8 @@ grant usage on schema extensions to manette_api, manette_engine, manette_admin;
 
 select plan(4);
 
-select manette_admin.apply_game('{"jeu": "cons-b", "nom": "Bêta"}', 'sk_live_CONSBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
-select manette_admin.apply_game('{"jeu": "cons-a", "nom": "Alpha"}', 'sk_live_CONSAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+select manette_test.create_game('{"jeu": "cons-b", "nom": "Bêta"}', 'sk_live_CONSBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
+select manette_test.create_game('{"jeu": "cons-a", "nom": "Alpha"}', 'sk_live_CONSAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
 
 set local role manette_admin;
 select is(jsonb_path_query_array(manette_admin.console_games(), '$[*].jeu'), '["cons-a", "cons-b"]',

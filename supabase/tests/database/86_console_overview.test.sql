@@ -11,38 +11,16 @@ grant usage on schema extensions to manette_api, manette_engine, manette_admin;
 select plan(54);
 
 -- == Fixtures ====================================================================
-select manette_admin.apply_game('{"jeu": "ov-a", "nom": "A", "modes": {"duel": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre"}}}',
+select manette_test.create_game('{"jeu": "ov-a", "nom": "A", "modes": {"duel": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre"}}}',
   'sk_live_OVAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-select manette_admin.apply_game('{"jeu": "ov-b", "nom": "B", "modes": {"duel": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre"}}}',
+select manette_test.create_game('{"jeu": "ov-b", "nom": "B", "modes": {"duel": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "libre"}}}',
   'sk_live_OVBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
-select set_config('test.a', (select id::text from manette.games where slug = 'ov-a'), true);
-select set_config('test.b', (select id::text from manette.games where slug = 'ov-b'), true);
+select set_config('test.a', manette_test.game('ov-a')::text, true);
+select set_config('test.b', manette_test.game('ov-b')::text, true);
 -- A revoked key of game A: its requests still count for A.
 insert into manette.api_keys (game_id, key, revoked_at)
 values (current_setting('test.a')::uuid, 'sk_live_OVREVOKEDAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', now() - interval '1 day');
 
-create function pg_temp.failure(q text) returns jsonb language plpgsql as $$
-declare
-  code text; err text; detail text;
-begin
-  execute q;
-  return null;
-exception when others then
-  get stacked diagnostics code = returned_sqlstate, err = message_text, detail = pg_exception_detail;
-  return jsonb_build_object('code', code, 'error', err, 'detail', nullif(detail, '')::jsonb);
-end
-$$;
--- A player of a game created `ago` before now.
-create function pg_temp.player(game text, pseudo text, ago interval) returns uuid language sql as $$
-  insert into manette.players (game_id, pseudo, created_at, updated_at)
-  values (current_setting('test.' || game)::uuid, pseudo, now() - ago, now() - ago) returning id
-$$;
-create function pg_temp.session(game text, player uuid, token text, created interval, used interval, revoked boolean default false)
-returns void language sql as $$
-  insert into manette.sessions (token_hash, game_id, player_id, created_at, last_used_at, expires_at, revoked_at)
-  values (manette.token_hash(token), current_setting('test.' || game)::uuid, player, now() - created, now() - used,
-          now() + interval '1 day', case when revoked then now() - interval '1 second' end)
-$$;
 create function pg_temp.match(game text, code text, status text, ago interval) returns uuid language sql as $$
   insert into manette.matches (game_id, mode, rules, status, room_code, created_at, ended_at)
   values (current_setting('test.' || game)::uuid, 'duel', 'libre', status, code, now() - ago,
@@ -53,25 +31,25 @@ create function pg_temp.action(game text, match uuid, seq integer, player uuid, 
   values (match, seq, current_setting('test.' || game)::uuid, player, 'coup', '{}', 1, now() - ago)
 $$;
 -- The value of a series (or of debuts) at bucket i of an overview.
-create function pg_temp.at(o jsonb, serie text, i integer) returns bigint language sql as $$
+create function pg_temp.series_at(o jsonb, serie text, i integer) returns bigint language sql as $$
   select (o->'series'->serie->>i)::bigint
 $$;
 create function pg_temp.total(o jsonb, serie text) returns bigint language sql as $$
   select sum(v::bigint) from jsonb_array_elements_text(o->'series'->serie) v
 $$;
 
-select set_config('test.p1', pg_temp.player('a', 'Pierre', interval '10 minutes')::text, true);
-select set_config('test.p2', pg_temp.player('a', 'Paul', interval '10 minutes')::text, true);
-select set_config('test.p3', pg_temp.player('a', 'Jacques', interval '30 minutes')::text, true);
-select set_config('test.p4', pg_temp.player('a', 'Marie', interval '3 hours')::text, true);
-select set_config('test.p5', pg_temp.player('a', 'Anne', interval '2 days')::text, true);
-select set_config('test.q1', pg_temp.player('b', 'Quentin', interval '10 minutes')::text, true);
+select set_config('test.p1', manette_test.player('ov-a', 'Pierre', created_at => now() - interval '10 minutes')::text, true);
+select set_config('test.p2', manette_test.player('ov-a', 'Paul', created_at => now() - interval '10 minutes')::text, true);
+select set_config('test.p3', manette_test.player('ov-a', 'Jacques', created_at => now() - interval '30 minutes')::text, true);
+select set_config('test.p4', manette_test.player('ov-a', 'Marie', created_at => now() - interval '3 hours')::text, true);
+select set_config('test.p5', manette_test.player('ov-a', 'Anne', created_at => now() - interval '2 days')::text, true);
+select set_config('test.q1', manette_test.player('ov-b', 'Quentin', created_at => now() - interval '10 minutes')::text, true);
 
 -- Used 2 minutes ago: online. Used 30 minutes ago: not online. Revoked: not online.
-select pg_temp.session('a', current_setting('test.p1')::uuid, 'pt_ov1', interval '10 minutes', interval '2 minutes');
-select pg_temp.session('a', current_setting('test.p2')::uuid, 'pt_ov2', interval '30 minutes', interval '30 minutes');
-select pg_temp.session('a', current_setting('test.p3')::uuid, 'pt_ov3', interval '10 minutes', interval '1 minute', true);
-select pg_temp.session('b', current_setting('test.q1')::uuid, 'pt_ov4', interval '10 minutes', interval '0 minutes');
+select manette_test.session(current_setting('test.p1')::uuid, 'pt_ov1', created_at => now() - interval '10 minutes', last_used_at => now() - interval '2 minutes');
+select manette_test.session(current_setting('test.p2')::uuid, 'pt_ov2', created_at => now() - interval '30 minutes', last_used_at => now() - interval '30 minutes');
+select manette_test.session(current_setting('test.p3')::uuid, 'pt_ov3', created_at => now() - interval '10 minutes', last_used_at => now() - interval '1 minute', revoked_at => now() - interval '1 second');
+select manette_test.session(current_setting('test.q1')::uuid, 'pt_ov4', created_at => now() - interval '10 minutes', last_used_at => now() - interval '0 minutes');
 
 select set_config('test.m1', pg_temp.match('a', 'AAAAA2', 'en_cours', interval '10 minutes')::text, true);
 select set_config('test.m2', pg_temp.match('a', 'AAAAA3', 'terminee', interval '3 hours')::text, true);
@@ -151,22 +129,22 @@ select is(array(select jsonb_object_keys(current_setting('test.h')::jsonb->'seri
 select ok((select bool_and(jsonb_array_length(v) = 60) from jsonb_each(current_setting('test.h')::jsonb->'series') s(k, v)),
   'each with a value per bucket');
 
-select is(pg_temp.at(current_setting('test.h')::jsonb, 'inscriptions', 49), 2::bigint, 'two players registered 10 minutes ago');
-select is(pg_temp.at(current_setting('test.h')::jsonb, 'inscriptions', 29), 1::bigint, 'one 30 minutes ago');
+select is(pg_temp.series_at(current_setting('test.h')::jsonb, 'inscriptions', 49), 2::bigint, 'two players registered 10 minutes ago');
+select is(pg_temp.series_at(current_setting('test.h')::jsonb, 'inscriptions', 29), 1::bigint, 'one 30 minutes ago');
 select is(pg_temp.total(current_setting('test.h')::jsonb, 'inscriptions'), 3::bigint, 'none else within the hour');
-select is(pg_temp.at(current_setting('test.h')::jsonb, 'sessions', 49), 2::bigint, 'two sessions created 10 minutes ago (a revoked one too)');
-select is(pg_temp.at(current_setting('test.h')::jsonb, 'sessions', 29), 1::bigint, 'one 30 minutes ago');
+select is(pg_temp.series_at(current_setting('test.h')::jsonb, 'sessions', 49), 2::bigint, 'two sessions created 10 minutes ago (a revoked one too)');
+select is(pg_temp.series_at(current_setting('test.h')::jsonb, 'sessions', 29), 1::bigint, 'one 30 minutes ago');
 select is(pg_temp.total(current_setting('test.h')::jsonb, 'sessions'), 3::bigint, 'sessions: none else');
-select is(pg_temp.at(current_setting('test.h')::jsonb, 'parties', 49), 1::bigint, 'a match created 10 minutes ago');
+select is(pg_temp.series_at(current_setting('test.h')::jsonb, 'parties', 49), 1::bigint, 'a match created 10 minutes ago');
 select is(pg_temp.total(current_setting('test.h')::jsonb, 'parties'), 1::bigint, 'matches: none else within the hour');
-select is(pg_temp.at(current_setting('test.h')::jsonb, 'actions', 49), 2::bigint, 'two actions 10 minutes ago');
-select is(pg_temp.at(current_setting('test.h')::jsonb, 'actions', 58), 1::bigint, 'one a minute ago');
-select is(pg_temp.at(current_setting('test.h')::jsonb, 'joueurs_actifs', 49), 2::bigint, 'by two players 10 minutes ago');
-select is(pg_temp.at(current_setting('test.h')::jsonb, 'joueurs_actifs', 58), 1::bigint, 'one a minute ago');
-select is(pg_temp.at(current_setting('test.h')::jsonb, 'requetes', 49), 9 + 2 + 1 + 4::bigint, 'requests 10 minutes ago');
-select is(pg_temp.at(current_setting('test.h')::jsonb, 'erreurs_client', 49), 2 + 4::bigint, 'of which 4xx');
-select is(pg_temp.at(current_setting('test.h')::jsonb, 'erreurs_serveur', 49), 1::bigint, 'of which 5xx');
-select is(pg_temp.at(current_setting('test.h')::jsonb, 'requetes', 59), 1::bigint, 'and one request this minute');
+select is(pg_temp.series_at(current_setting('test.h')::jsonb, 'actions', 49), 2::bigint, 'two actions 10 minutes ago');
+select is(pg_temp.series_at(current_setting('test.h')::jsonb, 'actions', 58), 1::bigint, 'one a minute ago');
+select is(pg_temp.series_at(current_setting('test.h')::jsonb, 'joueurs_actifs', 49), 2::bigint, 'by two players 10 minutes ago');
+select is(pg_temp.series_at(current_setting('test.h')::jsonb, 'joueurs_actifs', 58), 1::bigint, 'one a minute ago');
+select is(pg_temp.series_at(current_setting('test.h')::jsonb, 'requetes', 49), 9 + 2 + 1 + 4::bigint, 'requests 10 minutes ago');
+select is(pg_temp.series_at(current_setting('test.h')::jsonb, 'erreurs_client', 49), 2 + 4::bigint, 'of which 4xx');
+select is(pg_temp.series_at(current_setting('test.h')::jsonb, 'erreurs_serveur', 49), 1::bigint, 'of which 5xx');
+select is(pg_temp.series_at(current_setting('test.h')::jsonb, 'requetes', 59), 1::bigint, 'and one request this minute');
 
 select is(current_setting('test.h')::jsonb->'totaux',
   jsonb_build_object('joueurs', 5, 'joueurs_en_ligne', 1, 'sessions_actives', 1, 'parties_en_cours', 1,
@@ -177,14 +155,14 @@ select is(current_setting('test.h')::jsonb->'totaux',
 -- == Other periods =================================================================
 select is(jsonb_array_length(current_setting('test.d')::jsonb->'debuts'), 24, '24h: 24 buckets');
 select is((current_setting('test.d')::jsonb->>'pas_s')::integer, 3600, 'of one hour');
-select is(pg_temp.at(current_setting('test.d')::jsonb, 'inscriptions', 20), 1::bigint, '24h: a player 3 hours ago');
+select is(pg_temp.series_at(current_setting('test.d')::jsonb, 'inscriptions', 20), 1::bigint, '24h: a player 3 hours ago');
 select is(pg_temp.total(current_setting('test.d')::jsonb, 'inscriptions'), 4::bigint, '24h: four players');
-select is(pg_temp.at(current_setting('test.d')::jsonb, 'parties', 20), 1::bigint, '24h: a match 3 hours ago');
+select is(pg_temp.series_at(current_setting('test.d')::jsonb, 'parties', 20), 1::bigint, '24h: a match 3 hours ago');
 select is(jsonb_array_length(current_setting('test.w')::jsonb->'debuts'), 28, '7d: 28 buckets');
 select is((current_setting('test.w')::jsonb->>'pas_s')::integer, 21600, 'of six hours');
 select is(current_setting('test.w')::jsonb->'debuts'->>27,
   manette.iso(to_timestamp(floor(extract(epoch from now()) / 21600) * 21600)), 'aligned on UTC multiples of 6 hours');
-select is(pg_temp.at(current_setting('test.w')::jsonb, 'inscriptions', 19), 1::bigint, '7d: a player 2 days ago');
+select is(pg_temp.series_at(current_setting('test.w')::jsonb, 'inscriptions', 19), 1::bigint, '7d: a player 2 days ago');
 select is(pg_temp.total(current_setting('test.w')::jsonb, 'inscriptions'), 5::bigint, '7d: five players');
 
 -- == Game isolation ================================================================
@@ -196,10 +174,10 @@ select is(current_setting('test.hb')::jsonb->'totaux'->'files', '[{"mode": "duel
 
 -- == Bad input =====================================================================
 set local role manette_admin;
-select is(pg_temp.failure($$ select manette_admin.console_overview('ov-a', '2h') $$) - 'code',
+select is(manette_test.failure($$ select manette_admin.console_overview('ov-a', '2h') $$) - 'code',
   '{"error": "invalid_query", "detail": {"details": [{"champ": "periode", "message": "1h, 24h ou 7d attendu"}]}}',
   'another period: invalid_query naming periode');
-select is(pg_temp.failure($$ select manette_admin.console_overview('nope', '1h') $$)->>'error', 'game_not_found',
+select is(manette_test.failure($$ select manette_admin.console_overview('nope', '1h') $$)->>'error', 'game_not_found',
   'an unknown game: game_not_found');
 reset role;
 

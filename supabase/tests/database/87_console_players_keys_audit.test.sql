@@ -13,49 +13,28 @@ grant usage on schema extensions to manette_api, manette_engine, manette_admin;
 select plan(48);
 
 -- == Fixtures ====================================================================
-select manette_admin.apply_game($${"jeu": "pk-a", "nom": "A",
+select manette_test.create_game($${"jeu": "pk-a", "nom": "A",
   "tables": {"notes": {"colonnes": {"texte": {"type": "text"}}, "lecture": "public", "ecriture": "joueurs"}},
   "classements": {"score": {"nom": "Score"}},
   "modes": {"1v1": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "morpion"}}}$$,
   'sk_live_PKAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-select manette_admin.apply_game('{"jeu": "pk-b", "nom": "B"}', 'sk_live_PKBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
-select set_config('test.game_a', (select id::text from manette.games where slug = 'pk-a'), true);
+select manette_test.create_game('{"jeu": "pk-b", "nom": "B"}', 'sk_live_PKBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
+select set_config('test.game_a', manette_test.game('pk-a')::text, true);
 
--- A player's token, and the context the façade builds with it.
-create function pg_temp.tok(who text) returns text language sql as $$ select 'pt_' || rpad(who, 46, 'x') $$;
-create function pg_temp.ctx(k text, who text) returns jsonb language sql as
-  $$ select jsonb_build_object('key', k, 'token', pg_temp.tok(who)) $$;
--- The error a statement raises: {code, error}.
-create function pg_temp.failure(q text) returns jsonb language plpgsql as $$
-declare
-  code text; err text;
-begin
-  execute q;
-  return null;
-exception when others then
-  get stacked diagnostics code = returned_sqlstate, err = message_text;
-  return jsonb_build_object('code', code, 'error', err);
-end
-$$;
-create function pg_temp.audits() returns bigint language sql as $$ select count(*) from manette.admin_audit $$;
 create function pg_temp.pseudos(r jsonb) returns text[] language sql as
   $$ select array(select j->>'pseudo' from jsonb_array_elements(r->'joueurs') j) $$;
 
 set local role manette_api;
-select api.players_register('{"key": "sk_live_PKAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}', jsonb_build_object(
-  'pseudo', 'Alice', 'email', 'Alice@Example.test', 'pays', 'FR', 'password_hash', 'scrypt$1', 'token', pg_temp.tok('alice')));
-select api.players_register('{"key": "sk_live_PKAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}', jsonb_build_object(
-  'pseudo', 'Albert', 'email', 'albert@zeta.test', 'password_hash', 'scrypt$1', 'token', pg_temp.tok('albert')));
-select api.players_register('{"key": "sk_live_PKAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}', jsonb_build_object(
-  'pseudo', 'Bob_1', 'email', 'bob@alpha.test', 'password_hash', 'scrypt$1', 'token', pg_temp.tok('bob')));
-select api.players_register('{"key": "sk_live_PKBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"}', jsonb_build_object(
-  'pseudo', 'Alba', 'email', 'alba@example.test', 'password_hash', 'scrypt$1', 'token', pg_temp.tok('alba')));
+select manette_test.register('pk-a', 'Alice', 'Alice@Example.test', '{"pays": "FR"}');
+select manette_test.register('pk-a', 'Albert', 'albert@zeta.test');
+select manette_test.register('pk-a', 'Bob_1', 'bob@alpha.test');
+select manette_test.register('pk-b', 'Alba', 'alba@example.test');
 -- Alice's row, file and score.
-select api.tables_create(pg_temp.ctx('sk_live_PKAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'alice'), '{"table": "notes", "donnees": {"texte": "salut"}}');
-select api.storage_upload(pg_temp.ctx('sk_live_PKAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'alice'),
+select api.tables_create(manette_test.ctx('pk-a', 'Alice'), '{"table": "notes", "donnees": {"texte": "salut"}}');
+select api.storage_upload(manette_test.ctx('pk-a', 'Alice'),
   '{"nom": "save.json", "contenu": "{\"niveau\": 3}", "mime_type": "application/json"}');
-select api.leaderboards_submit(pg_temp.ctx('sk_live_PKAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'alice'), '{"id": "score", "valeur": 42}');
-select api.leaderboards_submit(pg_temp.ctx('sk_live_PKAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'bob'), '{"id": "score", "valeur": 50}');
+select api.leaderboards_submit(manette_test.ctx('pk-a', 'Alice'), '{"id": "score", "valeur": 42}');
+select api.leaderboards_submit(manette_test.ctx('pk-a', 'Bob_1'), '{"id": "score", "valeur": 50}');
 reset role;
 -- Distinct creation times (oldest Alice), an old revoked session of Alice's.
 update manette.players set created_at = now() - interval '3 hours' where pseudo = 'Alice';
@@ -64,11 +43,10 @@ update manette.players set created_at = now() - interval '1 hour' where pseudo =
 select set_config('test.alice', (select id::text from manette.players where pseudo = 'Alice'), true);
 select set_config('test.bob', (select id::text from manette.players where pseudo = 'Bob_1'), true);
 select set_config('test.alba', (select id::text from manette.players where pseudo = 'Alba'), true);
-insert into manette.sessions (token_hash, game_id, player_id, created_at, expires_at, revoked_at)
-values (manette.token_hash(pg_temp.tok('alice-old')), current_setting('test.game_a')::uuid,
-        current_setting('test.alice')::uuid, now() - interval '2 days', now() + interval '1 day', now() - interval '1 day');
-select set_config('test.s_alice', (select id::text from manette.sessions where token_hash = manette.token_hash(pg_temp.tok('alice'))), true);
-select set_config('test.s_alba', (select id::text from manette.sessions where token_hash = manette.token_hash(pg_temp.tok('alba'))), true);
+select manette_test.session(current_setting('test.alice')::uuid, manette_test.token('pk-a', 'alice-old'),
+                            revoked_at => now() - interval '1 day', created_at => now() - interval '2 days');
+select set_config('test.s_alice', (select id::text from manette.sessions where token_hash = manette.token_hash(manette_test.token('pk-a', 'Alice'))), true);
+select set_config('test.s_alba', (select id::text from manette.sessions where token_hash = manette.token_hash(manette_test.token('pk-b', 'Alba'))), true);
 -- A match of Alice's against Bob.
 set local role manette_engine;
 select set_config('manette.game_id', current_setting('test.game_a'), true);
@@ -102,7 +80,7 @@ select is((manette_admin.console_players('pk-a', 'alice', 50, 0)->'joueurs'->0) 
   jsonb_build_object('id', current_setting('test.alice'), 'pseudo', 'Alice', 'email', 'Alice@Example.test', 'pays', 'FR',
                      'sessions_actives', 1, 'suspension', null),
   'a listed player: id, pseudo, e-mail, country, active sessions (the revoked one not counted), no suspension');
-select is(pg_temp.failure($$ select manette_admin.console_players('nope', '', 50, 0) $$)->>'error', 'game_not_found', 'unknown game');
+select is(manette_test.failure($$ select manette_admin.console_players('nope', '', 50, 0) $$)->>'error', 'game_not_found', 'unknown game');
 
 -- == One player ==================================================================
 select is(manette_admin.console_player('pk-a', current_setting('test.alice')::uuid)
@@ -129,13 +107,13 @@ select is((manette_admin.console_player('pk-a', current_setting('test.alice')::u
 select is((manette_admin.console_player('pk-a', current_setting('test.alice')::uuid)->'parties'->0) - 'cree_le',
   jsonb_build_object('id', current_setting('test.m1'), 'mode', '1v1', 'statut', 'en_cours', 'equipe', 1, 'termine_le', null, 'resultat', null),
   'its matches');
-select is(pg_temp.failure(format($$ select manette_admin.console_player('pk-a', %L) $$, current_setting('test.alba')))->>'error',
+select is(manette_test.failure(format($$ select manette_admin.console_player('pk-a', %L) $$, current_setting('test.alba')))->>'error',
   'player_not_found', 'another game''s player: player_not_found');
-select is(pg_temp.failure(format($$ select manette_admin.console_player('pk-a', %L) $$, gen_random_uuid()))->>'error',
+select is(manette_test.failure(format($$ select manette_admin.console_player('pk-a', %L) $$, gen_random_uuid()))->>'error',
   'player_not_found', 'an unknown id: player_not_found');
 
 -- == One session revoked =========================================================
-select set_config('test.audits', pg_temp.audits()::text, true);
+select set_config('test.audits', manette_test.audits()::text, true);
 select is(manette_admin.session_revoke('pk-a', current_setting('test.s_alice')::uuid) - 'revoquee_le',
   jsonb_build_object('id', current_setting('test.s_alice'), 'joueur_id', current_setting('test.alice'), 'pseudo', 'Alice',
                      'deja_revoquee', false, 'sessions_actives', 0),
@@ -150,21 +128,21 @@ select is((select array[a.details->'avant'->>'revoquee_le', a.details->'avant'->
   array[null, 'true', 'false', 'true'], 'with avant (not revoked, active) and apres (revoked at, inactive)');
 select is(manette_admin.session_revoke('pk-a', current_setting('test.s_alice')::uuid)->'deja_revoquee', 'true',
   'a second time: already revoked');
-select is(pg_temp.audits(), current_setting('test.audits')::bigint + 1, 'and no second audit row');
-select is(pg_temp.failure(format($$ select manette_admin.session_revoke('pk-a', %L) $$, current_setting('test.s_alba')))->>'error',
+select is(manette_test.audits(), current_setting('test.audits')::bigint + 1, 'and no second audit row');
+select is(manette_test.failure(format($$ select manette_admin.session_revoke('pk-a', %L) $$, current_setting('test.s_alba')))->>'error',
   'session_not_found', 'another game''s session: session_not_found');
 select is((select revoked_at from manette.sessions where id = current_setting('test.s_alba')::uuid), null, 'and left alone');
-select is(pg_temp.failure(format($$ select manette_admin.session_revoke('pk-a', %L, %L) $$, current_setting('test.s_alice'), current_setting('test.bob')))->>'error',
+select is(manette_test.failure(format($$ select manette_admin.session_revoke('pk-a', %L, %L) $$, current_setting('test.s_alice'), current_setting('test.bob')))->>'error',
   'session_not_found', 'a session named with another player: session_not_found');
 select is(manette_admin.session_revoke('pk-a', current_setting('test.s_alice')::uuid, current_setting('test.alice')::uuid)->'deja_revoquee', 'true',
   'named with its own player: found');
-select is(pg_temp.failure(format($$ select manette_admin.session_revoke('pk-a', %L) $$, gen_random_uuid()))->>'error',
+select is(manette_test.failure(format($$ select manette_admin.session_revoke('pk-a', %L) $$, gen_random_uuid()))->>'error',
   'session_not_found', 'an unknown session: session_not_found');
 reset role;
 set local role manette_api;
-select throws_ok(format($$ select api.players_me(%L) $$, pg_temp.ctx('sk_live_PKAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'alice')),
+select throws_ok(format($$ select api.players_me(%L) $$, manette_test.ctx('pk-a', 'Alice')),
   'MN401', 'invalid_token', 'the revoked token gets invalid_token');
-select lives_ok(format($$ select api.players_me(%L) $$, pg_temp.ctx('sk_live_PKAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'bob')),
+select lives_ok(format($$ select api.players_me(%L) $$, manette_test.ctx('pk-a', 'Bob_1')),
   'another player''s session still works');
 reset role;
 

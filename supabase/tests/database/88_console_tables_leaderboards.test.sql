@@ -13,7 +13,7 @@ grant usage on schema extensions to manette_api, manette_engine, manette_admin;
 select plan(50);
 
 -- == Fixtures ====================================================================
-select manette_admin.apply_game($${"jeu": "ctl-a", "nom": "A",
+select manette_test.create_game($${"jeu": "ctl-a", "nom": "A",
   "tables": {
     "catalogue": {"colonnes": {"nom": {"type": "text", "requis": true}, "prix": {"type": "integer"}, "rare": {"type": "boolean"},
                                "meta": {"type": "json"}, "sortie": {"type": "timestamp"}},
@@ -23,40 +23,23 @@ select manette_admin.apply_game($${"jeu": "ctl-a", "nom": "A",
               "lecture": "public", "ecriture": "joueurs"}},
   "classements": {"score": {}, "jour": {"reinitialisation": "quotidienne", "operateur": "somme"}}}$$,
   'sk_live_CTLAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-select manette_admin.apply_game($${"jeu": "ctl-b", "nom": "B",
+select manette_test.create_game($${"jeu": "ctl-b", "nom": "B",
   "tables": {"catalogue": {"colonnes": {"nom": {"type": "text"}}, "lecture": "public", "ecriture": "serveur"},
              "secrets": {"colonnes": {"nom": {"type": "text"}}, "lecture": "public", "ecriture": "serveur"}},
   "classements": {"score": {}, "cache": {}}}$$,
   'sk_live_CTLBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
-select set_config('test.game_a', (select id::text from manette.games where slug = 'ctl-a'), true);
-select set_config('test.game_b', (select id::text from manette.games where slug = 'ctl-b'), true);
+select set_config('test.game_a', manette_test.game('ctl-a')::text, true);
+select set_config('test.game_b', manette_test.game('ctl-b')::text, true);
 
 set local role manette_api;
-select api.players_register('{"key": "sk_live_CTLAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}',
-  '{"pseudo": "alice", "email": "alice@a.test", "password_hash": "scrypt$1", "token": "pt_ctlaliceaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}');
+select manette_test.register('ctl-a', 'alice', 'alice@a.test', '{"token": "pt_ctlaliceaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}');
 select api.tables_create('{"key": "sk_live_CTLAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "token": "pt_ctlaliceaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}',
   '{"table": "notes", "donnees": {"nom": "de alice", "prix": 1}}');
 reset role;
-insert into manette.players (game_id, pseudo)
-select current_setting('test.game_a')::uuid, p from unnest(array['bob', 'carol']) p;
+select manette_test.player('ctl-a', p)
+from unnest(array['bob', 'carol']) p;
 insert into manette.players (game_id, pseudo) values (current_setting('test.game_b')::uuid, 'bruno');
 
--- The error a statement raises, as the role running it: {code, error, detail}.
-create function pg_temp.failure(q text) returns jsonb language plpgsql as $$
-declare
-  code text; err text; detail text;
-begin
-  execute q;
-  return null;
-exception when others then
-  get stacked diagnostics code = returned_sqlstate, err = message_text, detail = pg_exception_detail;
-  return jsonb_build_object('code', code, 'error', err, 'detail', nullif(detail, '')::jsonb);
-end
-$$;
-grant execute on function pg_temp.failure(text) to manette_api, manette_admin;
-create function pg_temp.audits() returns bigint language sql as $$
-  select count(*) from manette.admin_audit
-$$;
 create function pg_temp.last_audit() returns jsonb language sql as $$
   select jsonb_build_object('command', a.command, 'details', a.details) from manette.admin_audit a order by a.id desc limit 1
 $$;
@@ -110,7 +93,7 @@ select set_config('test.api_1', pg_temp.api_ids('{"prix": "120"}')::text, true);
 select set_config('test.api_2', pg_temp.api_ids('{"prix": "120", "rare": "false"}')::text, true);
 select set_config('test.api_3', pg_temp.api_ids('{"meta": "{\"niveau\": 2}"}')::text, true);
 select set_config('test.api_4', pg_temp.api_ids('{"sortie": "2025-01-31T12:00:00Z"}')::text, true);
-select set_config('test.api_bad', pg_temp.failure($$ select pg_temp.api_ids('{"prix": "cher", "inconnue": "x"}') $$)::text, true);
+select set_config('test.api_bad', manette_test.failure($$ select pg_temp.api_ids('{"prix": "cher", "inconnue": "x"}') $$)::text, true);
 reset role;
 set local role manette_admin;
 select is(pg_temp.console_ids('{"prix": "120"}'), current_setting('test.api_1')::jsonb, 'filter on an integer: the API''s rows');
@@ -119,46 +102,46 @@ select is(pg_temp.console_ids('{"prix": "120", "rare": "false"}'), current_setti
   'two filters: the API''s rows');
 select is(pg_temp.console_ids('{"meta": "{\"niveau\": 2}"}'), current_setting('test.api_3')::jsonb, 'a json filter: the API''s rows');
 select is(pg_temp.console_ids('{"sortie": "2025-01-31T12:00:00Z"}'), current_setting('test.api_4')::jsonb, 'a timestamp filter: the API''s rows');
-select is(pg_temp.failure($$ select pg_temp.console_ids('{"prix": "cher", "inconnue": "x"}') $$),
+select is(manette_test.failure($$ select pg_temp.console_ids('{"prix": "cher", "inconnue": "x"}') $$),
   current_setting('test.api_bad')::jsonb, 'bad filters: the API''s invalid_query and details');
 select is(jsonb_path_query_array(manette_admin.console_table_rows('ctl-a', 'notes',
             jsonb_build_object('joueur_id', (select id from manette.players where pseudo = 'alice')), 50, 0)->'lignes',
           '$[*].pseudo'), '["alice"]', 'a player''s rows, with the pseudo');
-select is(pg_temp.failure($$ select manette_admin.console_table_rows('ctl-a', 'notes', '{"joueur_id": "x"}', 50, 0) $$)->'detail',
+select is(manette_test.failure($$ select manette_admin.console_table_rows('ctl-a', 'notes', '{"joueur_id": "x"}', 50, 0) $$)->'detail',
   '{"details": [{"champ": "joueur_id", "message": "valeur invalide pour une colonne uuid"}]}', 'a bad player id: invalid_query');
-select is(pg_temp.failure($$ select manette_admin.console_table_rows('ctl-a', 'secrets', '{}', 50, 0) $$)->>'error',
+select is(manette_test.failure($$ select manette_admin.console_table_rows('ctl-a', 'secrets', '{}', 50, 0) $$)->>'error',
   'table_not_found', 'another game''s table is not found');
 reset role;
 
 -- == A row edited, added, deleted ==================================================
 set local role manette_api;
-select set_config('test.api_refused', pg_temp.failure($$ select api.tables_update(
+select set_config('test.api_refused', manette_test.failure($$ select api.tables_update(
     '{"key": "sk_live_CTLAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "token": "pt_ctlaliceaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}',
     jsonb_build_object('table', 'notes', 'id', current_setting('test.note'),
       'donnees', '{"nom": null, "prix": "cher", "rare": 1, "sortie": "hier", "autre": 1}'::jsonb)) $$)::text, true);
 reset role;
 set local role manette_admin;
-select set_config('test.audits', pg_temp.audits()::text, true);
-select is(pg_temp.failure(format($$ select manette_admin.table_row_update('ctl-a', 'catalogue', %L,
+select set_config('test.audits', manette_test.audits()::text, true);
+select is(manette_test.failure(format($$ select manette_admin.table_row_update('ctl-a', 'catalogue', %L,
     '{"nom": null, "prix": "cher", "rare": 1, "sortie": "hier", "autre": 1}') $$, current_setting('test.arc'))),
   current_setting('test.api_refused')::jsonb, 'refused donnees: the API''s validation_failed and details, word for word');
 select is((current_setting('test.api_refused')::jsonb->'detail'->'details'->0), '{"champ": "donnees.autre", "message": "colonne inconnue"}',
   '(details name each column)');
-select is(pg_temp.audits(), current_setting('test.audits')::bigint, 'a refused edit writes no audit row');
+select is(manette_test.audits(), current_setting('test.audits')::bigint, 'a refused edit writes no audit row');
 select is(manette_admin.table_row_update('ctl-a', 'catalogue', current_setting('test.arc'), '{"prix": 99, "rare": null}') -> 'donnees',
   '{"nom": "Arc", "prix": 99}', 'an edit merges the columns, null clears one (as PATCH)');
 select is(pg_temp.last_audit(), jsonb_build_object('command', 'row update', 'details', jsonb_build_object('table', 'catalogue',
     'id', current_setting('test.arc'), 'avant', '{"nom": "Arc", "prix": 95, "rare": false}'::jsonb, 'apres', '{"nom": "Arc", "prix": 99}'::jsonb)),
   'audited with avant and apres');
 select is((select operator from manette.admin_audit order by id desc limit 1), 'camille (console)', 'by the operator');
-select is(pg_temp.failure($$ select manette_admin.table_row_update('ctl-a', 'notes',
+select is(manette_test.failure($$ select manette_admin.table_row_update('ctl-a', 'notes',
     current_setting('test.note'), '{"prix": 2}') $$) - 'code',
   '{"error": "forbidden", "detail": {"reason": "ecriture_joueurs_console"}}', 'a players'' table: forbidden');
-select is(pg_temp.failure(format($$ select manette_admin.table_row_update('ctl-a', 'catalogue', %L, '{"prix": 1}') $$,
+select is(manette_test.failure(format($$ select manette_admin.table_row_update('ctl-a', 'catalogue', %L, '{"prix": 1}') $$,
   current_setting('test.row_b')))->>'error', 'row_not_found', 'another game''s row, through this game''s table: row_not_found');
-select is(pg_temp.failure($$ select manette_admin.table_row_update('ctl-a', 'catalogue', 'pas-un-id', '{"prix": 1}') $$)->>'error',
+select is(manette_test.failure($$ select manette_admin.table_row_update('ctl-a', 'catalogue', 'pas-un-id', '{"prix": 1}') $$)->>'error',
   'row_not_found', 'a malformed id: row_not_found');
-select is(pg_temp.failure(format($$ select manette_admin.table_row_update('ctl-b', 'catalogue', %L, '{"prix": 1}') $$,
+select is(manette_test.failure(format($$ select manette_admin.table_row_update('ctl-b', 'catalogue', %L, '{"prix": 1}') $$,
   current_setting('test.arc')))->>'error', 'validation_failed', 'game B''s table checks against its own columns');
 select is((select r.data from manette.table_rows r where r.id = current_setting('test.row_b')::uuid), '{"nom": "Épée de B"}',
   'game B''s row unchanged');
@@ -166,7 +149,7 @@ select is((select r.data from manette.table_rows r where r.id = current_setting(
 select set_config('test.added', manette_admin.table_row_insert('ctl-a', 'catalogue', '{"nom": "Hache", "prix": 40}')->>'id', true);
 select is(pg_temp.last_audit(), jsonb_build_object('command', 'row insert', 'details', jsonb_build_object('table', 'catalogue',
     'id', current_setting('test.added'), 'avant', null, 'apres', '{"nom": "Hache", "prix": 40}'::jsonb)), 'a row added: audited');
-select is(pg_temp.failure($$ select manette_admin.table_row_insert('ctl-a', 'catalogue', '{"prix": 1}') $$)->'detail',
+select is(manette_test.failure($$ select manette_admin.table_row_insert('ctl-a', 'catalogue', '{"prix": 1}') $$)->'detail',
   '{"details": [{"champ": "donnees.nom", "message": "colonne obligatoire manquante"}]}', 'added rows are checked as POST /tables');
 select is(manette_admin.table_rows_delete('ctl-a', 'catalogue', array[current_setting('test.added')]),
   jsonb_build_object('jeu', 'ctl-a', 'table', 'catalogue', 'supprimees', 1, 'ids', jsonb_build_array(current_setting('test.added'))),
@@ -179,14 +162,9 @@ reset role;
 
 -- == Leaderboards ==================================================================
 set local role manette_admin;
-create function pg_temp.submit(code text, who text, v double precision, at timestamptz) returns jsonb language sql as $$
-  select manette.leaderboard_submit((select l from manette.leaderboards l
-                                     where l.game_id = current_setting('test.game_a')::uuid and l.code = submit.code),
-    (select p.id from manette.players p where p.pseudo = who), v, at)
-$$;
-select pg_temp.submit('score', 'alice', 30, now()), pg_temp.submit('score', 'bob', 20, now()), pg_temp.submit('score', 'carol', 20, now() + interval '1 ms');
-select pg_temp.submit('jour', 'alice', 5, now()), pg_temp.submit('jour', 'bob', 7, now() - interval '1 day'),
-       pg_temp.submit('jour', 'carol', 3, now() - interval '2 days');
+select manette_test.submit('score', 'alice', 30, now(), game => 'ctl-a'), manette_test.submit('score', 'bob', 20, now(), game => 'ctl-a'), manette_test.submit('score', 'carol', 20, now() + interval '1 ms', game => 'ctl-a');
+select manette_test.submit('jour', 'alice', 5, now(), game => 'ctl-a'), manette_test.submit('jour', 'bob', 7, now() - interval '1 day', game => 'ctl-a'),
+       manette_test.submit('jour', 'carol', 3, now() - interval '2 days', game => 'ctl-a');
 reset role;
 select manette.leaderboard_submit((select l from manette.leaderboards l where l.game_id = current_setting('test.game_b')::uuid and l.code = 'score'),
   (select id from manette.players where pseudo = 'bruno'), 99, now()) is not null;
@@ -215,18 +193,18 @@ select is(jsonb_path_query_array(manette_admin.console_leaderboard('ctl-a', 'jou
 select is(jsonb_path_query_array(manette_admin.console_leaderboard('ctl-a', 'jour',
     manette_admin.console_leaderboard('ctl-a', 'jour', null, 10, 0, null)->'periodes'->1->>'periode', 10, 0, null)->'lignes', '$[*].pseudo'),
   '["bob"]', 'yesterday''s top');
-select is(pg_temp.failure($$ select manette_admin.console_leaderboard('ctl-a', 'jour', '2025-01-31T12:00:00Z', 10, 0, null) $$)->'detail',
+select is(manette_test.failure($$ select manette_admin.console_leaderboard('ctl-a', 'jour', '2025-01-31T12:00:00Z', 10, 0, null) $$)->'detail',
   '{"details": [{"champ": "periode", "message": "début d’une période du classement attendu"}]}', 'not a period start: invalid_query');
 
 select is(manette_admin.leaderboard_retire('ctl-a', 'score', 'carol', null)->'avant', '{"valeur": 20, "rang": 2}',
   'a score retired: what it was');
 select is(pg_temp.last_audit() #- '{details,joueur_id}', '{"command": "leaderboard retire", "details": {"classement": "score", "pseudo": "carol",
   "periode": null, "avant": {"valeur": 20, "rang": 2}, "apres": null}}', 'audited with avant and apres');
-select is(pg_temp.failure($$ select manette_admin.leaderboard_retire('ctl-a', 'score', 'carol', null) $$)->>'error', 'score_not_found',
+select is(manette_test.failure($$ select manette_admin.leaderboard_retire('ctl-a', 'score', 'carol', null) $$)->>'error', 'score_not_found',
   'retired twice: score_not_found');
-select is(pg_temp.failure($$ select manette_admin.leaderboard_retire('ctl-a', 'score', 'bruno', null) $$)->>'error', 'player_not_found',
+select is(manette_test.failure($$ select manette_admin.leaderboard_retire('ctl-a', 'score', 'bruno', null) $$)->>'error', 'player_not_found',
   'another game''s player is not found');
-select is(pg_temp.failure($$ select manette_admin.console_leaderboard('ctl-a', 'cache', null, 10, 0, null) $$)->>'error', 'leaderboard_not_found',
+select is(manette_test.failure($$ select manette_admin.console_leaderboard('ctl-a', 'cache', null, 10, 0, null) $$)->>'error', 'leaderboard_not_found',
   'another game''s board is not found');
 reset role;
 set local role manette_api;

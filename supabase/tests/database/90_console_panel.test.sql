@@ -12,30 +12,13 @@ grant usage on schema extensions to manette_api, manette_engine, manette_admin;
 select plan(33);
 
 -- == Fixtures ====================================================================
-select manette_admin.apply_game($${"jeu": "pan-a", "nom": "Panneaux", "origines": ["*"], "session_jours": 30,
+select manette_test.create_game($${"jeu": "pan-a", "nom": "Panneaux", "origines": ["*"], "session_jours": 30,
   "modes": {"1v1": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "morpion"}},
   "panel": {"theme": {"couleur_primaire": "#112233", "ombre": "none"}, "textes": {"connexion_titre": "Morpion"}}}$$,
   'sk_live_PANAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
 -- Another game (its file is not pan-a's).
-select manette_admin.apply_game($${"jeu": "pan-b", "nom": "B"}$$, 'sk_live_PANBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
-select set_config('test.game_a', (select id::text from manette.games where slug = 'pan-a'), true);
-
--- The error a statement raises: {code, error, detail}.
-create function pg_temp.failure(q text) returns jsonb language plpgsql as $$
-declare
-  code text; err text; detail text;
-begin
-  execute q;
-  return null;
-exception when others then
-  get stacked diagnostics code = returned_sqlstate, err = message_text, detail = pg_exception_detail;
-  return jsonb_build_object('code', code, 'error', err, 'detail', nullif(detail, '')::jsonb);
-end
-$$;
-create function pg_temp.audits() returns bigint language sql as $$
-  select count(*) from manette.admin_audit where game_id = current_setting('test.game_a')::uuid
-$$;
-grant execute on function pg_temp.failure(text), pg_temp.audits() to manette_admin;
+select manette_test.create_game($${"jeu": "pan-b", "nom": "B"}$$, 'sk_live_PANBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
+select set_config('test.game_a', manette_test.game('pan-a')::text, true);
 
 -- == Reading =====================================================================
 set local role manette_admin;
@@ -63,7 +46,7 @@ select is(manette_admin.console_panel('pan-a')->'defauts'->'textes'->'en'->>'con
   'defauts: the texts without the game''s');
 select is(manette_admin.console_panel('pan-b')->'effectif'->'theme', manette.panel_defaults()->'theme',
   'a config without a panel: panel null, the defaults');
-select is(pg_temp.failure($$ select manette_admin.console_panel('nope') $$)->>'error', 'game_not_found', 'an unknown game');
+select is(manette_test.failure($$ select manette_admin.console_panel('nope') $$)->>'error', 'game_not_found', 'an unknown game');
 
 -- == Saving the panel ================================================================
 set local role manette_admin;
@@ -82,10 +65,10 @@ select is((select count(*)::integer from manette.api_keys k join manette.games g
   'the game keeps its one key (the candidate key is not used)');
 -- The same file through apply_game (as `manette apply` calls it) changes nothing more.
 select set_config('test.updated_at', (select updated_at::text from manette.games where slug = 'pan-a'), true);
-select manette_admin.apply_game(current_setting('test.new_config')::jsonb, 'sk_live_PANNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWN');
+select manette_test.create_game(current_setting('test.new_config')::jsonb, 'sk_live_PANNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWN');
 select is((select updated_at::text from manette.games where slug = 'pan-a'), current_setting('test.updated_at'),
   'applying the saved file again is a no-op (the config was stored as apply_game stores it)');
-select is(pg_temp.audits(), 1::bigint, 'one audit row');
+select is(manette_test.audits(current_setting('test.game_a')::uuid), 1::bigint, 'one audit row');
 select is((select jsonb_build_object('command', command, 'details', details, 'operator', operator)
            from manette.admin_audit where game_id = current_setting('test.game_a')::uuid),
   jsonb_build_object('command', 'panel save', 'operator', 'zoe@studio (console)', 'details', jsonb_build_object(
@@ -96,7 +79,7 @@ select is((select jsonb_build_object('command', command, 'details', details, 'op
 
 -- == A bad call changes nothing =====================================================
 set local role manette_admin;
-select is(pg_temp.failure($$ select manette_admin.panel_apply('pan-a',
+select is(manette_test.failure($$ select manette_admin.panel_apply('pan-a',
     (select config from manette.games where slug = 'pan-a') || '{"nom": "Autre nom", "session_jours": 3, "panel": {}}',
     'sk_live_PANNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWN', '/f.json') $$),
   '{"code": "MN409", "error": "game_file_differs", "detail": {"parties": ["nom", "session_jours"],
@@ -106,16 +89,16 @@ select is(manette_admin.console_panel('pan-a',
     (select config from manette.games where slug = 'pan-a') || '{"nom": "Autre nom", "panel": {}}')->'parties_differentes',
   '["nom", "panel"]', 'console_panel given the file''s config: the parts where they differ, panel included (the same function)');
 select is(manette_admin.console_panel('pan-a')->'parties_differentes', 'null', 'without a file''s config: null');
-select is(pg_temp.failure($$ select manette_admin.panel_apply('pan-a',
+select is(manette_test.failure($$ select manette_admin.panel_apply('pan-a',
     (select config from manette.games where slug = 'pan-b'), 'sk_live_PANNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWN', '/f.json') $$)->'detail'->'parties'
     @> '["jeu", "nom"]', true, 'another game''s file: game_file_differs (jeu, nom...)');
-select is(pg_temp.failure($$ select manette_admin.panel_apply('pan-a', '[1]', 'sk_live_PANNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWN', '/f.json') $$)->>'error',
+select is(manette_test.failure($$ select manette_admin.panel_apply('pan-a', '[1]', 'sk_live_PANNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWN', '/f.json') $$)->>'error',
   'game_file_differs', 'not an object: game_file_differs');
-select is(pg_temp.failure($$ select manette_admin.panel_apply('nope', '{"jeu": "nope"}', 'sk_live_PANNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWN', '/f.json') $$)->>'error',
+select is(manette_test.failure($$ select manette_admin.panel_apply('nope', '{"jeu": "nope"}', 'sk_live_PANNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWN', '/f.json') $$)->>'error',
   'game_not_found', 'an unknown game: game_not_found (apply_game would have created it)');
 reset role;
 select is((select config from manette.games where slug = 'pan-a'), current_setting('test.new_config')::jsonb, 'the config did not change');
-select is(pg_temp.audits(), 1::bigint, 'no audit row was added');
+select is(manette_test.audits(current_setting('test.game_a')::uuid), 1::bigint, 'no audit row was added');
 select is((select count(*)::integer from manette.games where slug = 'nope'), 0, 'no game was created');
 
 -- == Applying the file as it is ======================================================
@@ -124,7 +107,7 @@ select set_config('test.file_config', (current_setting('test.new_config')::jsonb
 select is(manette_admin.game_file_apply('pan-a', current_setting('test.file_config')::jsonb,
     'sk_live_PANNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWN', '/studio/game.json'),
   '{"jeu": "pan-a", "fichier": "/studio/game.json", "parties": ["nom"]}', 'game_file_apply names the parts it changed');
-select is(pg_temp.failure($$ select manette_admin.game_file_apply('pan-a', (select config from manette.games where slug = 'pan-b'),
+select is(manette_test.failure($$ select manette_admin.game_file_apply('pan-a', (select config from manette.games where slug = 'pan-b'),
     'sk_live_PANNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWN', '/f.json') $$)->>'error', 'game_file_differs', 'another game''s file is refused');
 reset role;
 select is((select jsonb_build_object('name', name, 'config', config) from manette.games where slug = 'pan-a'),
@@ -133,7 +116,7 @@ select is((select jsonb_build_object('command', command, 'fichier', details->'fi
            from manette.admin_audit where game_id = current_setting('test.game_a')::uuid order by id desc limit 1),
   jsonb_build_object('command', 'apply', 'fichier', '/studio/game.json', 'avant', current_setting('test.new_config')::jsonb,
                      'apres', current_setting('test.file_config')::jsonb), 'apply: audited with the config before and after');
-select is(pg_temp.audits(), 2::bigint, 'one more audit row, none for the refused call');
+select is(manette_test.audits(current_setting('test.game_a')::uuid), 2::bigint, 'one more audit row, none for the refused call');
 
 -- == Rights ======================================================================
 select is(array(select p.oid::regprocedure::text from pg_proc p

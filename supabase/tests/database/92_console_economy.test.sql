@@ -11,28 +11,14 @@ grant usage on schema extensions to manette_api, manette_engine, manette_admin;
 select plan(22);
 
 -- == Fixtures ====================================================================
-select manette_admin.apply_game($${"jeu": "ce-a", "nom": "A",
+select manette_test.create_game($${"jeu": "ce-a", "nom": "A",
   "monnaies": {"or": {"nom": "Or", "depart": 100, "max": 1000}, "gemmes": {"nom": "Gemmes"}},
   "objets": {"epee": {"nom": "Épée", "empilable": false}, "potion": {"nom": "Potion", "empilable": true, "max": 99}},
   "boutique": [{"code": "epee", "nom": "Épée", "prix": 100, "devise": "or", "contenu": {"objets": {"epee": 1}}}]}$$,
   'sk_live_CEAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-select manette_admin.apply_game($${"jeu": "ce-b", "nom": "B", "monnaies": {"credits": {"nom": "Crédits", "depart": 5}}}$$,
+select manette_test.create_game($${"jeu": "ce-b", "nom": "B", "monnaies": {"credits": {"nom": "Crédits", "depart": 5}}}$$,
   'sk_live_CEBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
 
-create function pg_temp.tok(who text) returns text language sql as $$ select 'pt_' || rpad(who, 46, 'x') $$;
-create function pg_temp.ctx(k text, who text) returns jsonb language sql as
-  $$ select jsonb_build_object('key', k, 'token', pg_temp.tok(who)) $$;
-create function pg_temp.failure(q text) returns jsonb language plpgsql as $$
-declare
-  code text; err text;
-begin
-  execute q;
-  return null;
-exception when others then
-  get stacked diagnostics code = returned_sqlstate, err = message_text;
-  return jsonb_build_object('code', code, 'error', err);
-end
-$$;
 -- The ledger rows of a page, as "type code delta apres raison".
 create function pg_temp.moves(r jsonb) returns text[] language sql as $$
   select array(select concat_ws(' ', m->>'type', m->>'code', m->>'delta', m->>'apres', m->>'raison')
@@ -41,12 +27,9 @@ create function pg_temp.stored() returns bigint language sql as
   $$ select (select count(*) from manette.balances) + (select count(*) from manette.inventory) + (select count(*) from manette.ledger) $$;
 
 set local role manette_api;
-select api.players_register('{"key": "sk_live_CEAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}', jsonb_build_object(
-  'pseudo', 'Alice', 'email', 'alice@example.test', 'password_hash', 'scrypt$1', 'token', pg_temp.tok('alice')));
-select api.players_register('{"key": "sk_live_CEAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}', jsonb_build_object(
-  'pseudo', 'Bob', 'email', 'bob@example.test', 'password_hash', 'scrypt$1', 'token', pg_temp.tok('bob')));
-select api.players_register('{"key": "sk_live_CEBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"}', jsonb_build_object(
-  'pseudo', 'Alba', 'email', 'alba@example.test', 'password_hash', 'scrypt$1', 'token', pg_temp.tok('alba')));
+select manette_test.register('ce-a', 'Alice', 'alice@example.test');
+select manette_test.register('ce-a', 'Bob', 'bob@example.test');
+select manette_test.register('ce-b', 'Alba', 'alba@example.test');
 reset role;
 select set_config('test.alice', (select id::text from manette.players where pseudo = 'Alice'), true);
 select set_config('test.bob', (select id::text from manette.players where pseudo = 'Bob'), true);
@@ -65,7 +48,7 @@ reset role;
 
 -- == After a purchase =============================================================
 set local role manette_api;
-select api.shop_acheter(pg_temp.ctx('sk_live_CEAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'alice'), '{"code": "epee"}');
+select api.shop_acheter(manette_test.ctx('ce-a', 'Alice'), '{"code": "epee"}');
 reset role;
 set local role manette_admin;
 select is(manette_admin.console_player_economy('ce-a', current_setting('test.alice')::uuid, 20, null)->'portefeuille',
@@ -111,11 +94,11 @@ select is(manette_admin.console_player_economy('ce-a', current_setting('test.bob
     "inventaire": [], "mouvements": [], "suivant": null}', 'another player of the game: untouched by Alice''s purchase');
 select is(manette_admin.console_player_economy('ce-b', current_setting('test.alba')::uuid, 20, null)->'portefeuille',
   '[{"code": "credits", "nom": "Crédits", "solde": 5, "max": null}]', 'another game: its own currencies only');
-select is(pg_temp.failure(format($$ select manette_admin.console_player_economy('ce-a', %L, 20, null) $$, current_setting('test.alba')))->>'error',
+select is(manette_test.failure(format($$ select manette_admin.console_player_economy('ce-a', %L, 20, null) $$, current_setting('test.alba')))->>'error',
   'player_not_found', 'another game''s player: player_not_found');
-select is(pg_temp.failure(format($$ select manette_admin.console_player_economy('ce-a', %L, 20, null) $$, gen_random_uuid()))->>'error',
+select is(manette_test.failure(format($$ select manette_admin.console_player_economy('ce-a', %L, 20, null) $$, gen_random_uuid()))->>'error',
   'player_not_found', 'an unknown id: player_not_found');
-select is(pg_temp.failure($$ select manette_admin.console_player_economy('nope', gen_random_uuid(), 20, null) $$)->>'error',
+select is(manette_test.failure($$ select manette_admin.console_player_economy('nope', gen_random_uuid(), 20, null) $$)->>'error',
   'game_not_found', 'an unknown game: game_not_found');
 reset role;
 

@@ -53,7 +53,7 @@ end
 $$;
 grant execute on function jeu_er.regles(jsonb, uuid, text, jsonb) to manette_rules;
 
-select manette_admin.apply_game($${"jeu": "er-a", "nom": "A",
+select manette_test.create_game($${"jeu": "er-a", "nom": "A",
   "monnaies": {"or": {"nom": "Or", "max": 1000}},
   "objets": {"potion": {"nom": "Potion", "max": 5}},
   "modes": {"duel": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "jeu_er.regles"}}}$$,
@@ -61,30 +61,12 @@ select manette_admin.apply_game($${"jeu": "er-a", "nom": "A",
 
 create schema er;
 grant usage on schema er to manette_engine, manette_api, manette_admin;
-create function er.game() returns uuid language sql stable as $$ select g.id from manette.games g where g.slug = 'er-a' $$;
 -- A player's id, from a setting (the façade's role reads no table).
-create function er.pid(who text) returns uuid language sql stable as $$ select current_setting('test.pid_' || who)::uuid $$;
-create function er.ctx(who text) returns jsonb language sql immutable as $$
-  select jsonb_build_object('key', 'sk_live_ERAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'token', 'pt_er' || who || repeat('x', 43 - length(who)))
-$$;
+create function er.player_id(who text) returns uuid language sql stable as $$ select current_setting('test.pid_' || who)::uuid $$;
+-- An action of `who` in the match test.m; the partie.
 create function er.play(who text, action text, donnees jsonb default '{}') returns jsonb language sql as $$
-  select api.match_action(er.ctx(who), jsonb_build_object('partie_id', current_setting('test.m'), 'action', action, 'donnees', donnees))->'partie'
+  select manette_test.act('er-a', 'er_' || who, current_setting('test.m'), action, donnees)
 $$;
--- The error a statement raises: {code, error, reason}.
-create function er.failure(q text) returns jsonb language plpgsql as $$
-declare code text; err text; det text;
-begin
-  execute q;
-  return null;
-exception when others then
-  get stacked diagnostics code = returned_sqlstate, err = message_text, det = pg_exception_detail;
-  return jsonb_build_object('code', code, 'error', err, 'reason', (nullif(det, '')::jsonb)->>'reason');
-end
-$$;
-create function er.bal(who text) returns bigint language sql as $$
-  select b.amount from manette.balances b where b.player_id = er.pid(who) and b.currency = 'or' $$;
-create function er.qty(who text) returns bigint language sql as $$
-  select v.quantity from manette.inventory v where v.player_id = er.pid(who) and v.item = 'potion' $$;
 -- Everything an action writes, as text: the match row, its history, its broadcasts, the ledger.
 create function er.written() returns text language sql as $$
   select concat_ws(' | ',
@@ -92,44 +74,34 @@ create function er.written() returns text language sql as $$
      from manette.matches m where m.id = current_setting('test.m')::uuid),
     (select count(*)::text from manette.match_actions a where a.match_id = current_setting('test.m')::uuid),
     (select count(*)::text from realtime.messages r where r.topic = 'manette_partie_' || current_setting('test.m')),
-    (select count(*)::text from manette.ledger l where l.game_id = er.game()),
-    (select string_agg(row(b.player_id, b.amount)::text, ',' order by b.player_id) from manette.balances b where b.game_id = er.game()),
-    (select string_agg(row(v.player_id, v.quantity)::text, ',' order by v.player_id) from manette.inventory v where v.game_id = er.game()))
-$$;
--- Stored lines whose value differs from their ledger sum (the invariant: none).
-create function er.drift() returns bigint language sql as $$
-  select (select count(*) from manette.balances b
-          where b.game_id = er.game() and b.amount <> coalesce((select sum(l.delta) from manette.ledger l
-                 where l.player_id = b.player_id and l.kind = 'monnaie' and l.code = b.currency), 0))
-       + (select count(*) from manette.inventory v
-          where v.game_id = er.game() and v.quantity <> coalesce((select sum(l.delta) from manette.ledger l
-                 where l.player_id = v.player_id and l.kind = 'objet' and l.code = v.item), 0))
+    (select count(*)::text from manette.ledger l where l.game_id = manette_test.game('er-a')),
+    (select string_agg(row(b.player_id, b.amount)::text, ',' order by b.player_id) from manette.balances b where b.game_id = manette_test.game('er-a')),
+    (select string_agg(row(v.player_id, v.quantity)::text, ',' order by v.player_id) from manette.inventory v where v.game_id = manette_test.game('er-a')))
 $$;
 grant execute on all functions in schema er to manette_engine, manette_api, manette_admin;
 
 set local role manette_api;
-select api.players_register(er.ctx(w) - 'token',
-  jsonb_build_object('pseudo', 'er_' || w, 'email', w || '@er.test', 'password_hash', 'scrypt$1', 'token', er.ctx(w)->>'token'))
+select manette_test.register('er-a', 'er_' || w, w || '@er.test')
 from unnest(array['alice', 'bob', 'carol']) w;
 reset role;
 select set_config('test.pid_' || w, (select p.id::text from manette.players p where p.pseudo = 'er_' || w), true)
 from unnest(array['alice', 'bob', 'carol']) w;
 
-select set_config('manette.game_id', er.game()::text, true);
+select set_config('manette.game_id', manette_test.game('er-a')::text, true);
 select set_config('test.m', manette.mm_create_match(manette.mm_find_mode('duel'), now(), '{}'::uuid[],
-  array[er.pid('alice'), er.pid('bob')], array[1000, 1000]::double precision[])::text, true);
+  array[er.player_id('alice'), er.player_id('bob')], array[1000, 1000]::double precision[])::text, true);
 select set_config('manette.game_id', '', true);
 -- bob holds 2 potions (support).
-select manette.economy_apply(er.game(), er.pid('bob'), '[{"objet": "potion", "delta": 2}]', 'support', '{}');
+select manette.economy_apply(manette_test.game('er-a'), er.player_id('bob'), '[{"objet": "potion", "delta": 2}]', 'support', '{}');
 
 -- == The reason `regles` ==========================================================
 select ok((select pg_get_constraintdef(c.oid) from pg_constraint c where c.conname = 'ledger_reason_check'
            and c.conrelid = 'manette.ledger'::regclass) like '%''regles''%', 'the ledger accepts the reason regles');
-select is(er.failure($$ select manette.economy_apply(er.game(), er.pid('carol'), '[{"monnaie": "or", "delta": 1}]', 'regles', '{}') $$),
+select is(manette_test.failure($$ select manette.economy_apply(manette_test.game('er-a'), er.player_id('carol'), '[{"monnaie": "or", "delta": 1}]', 'regles', '{}') $$),
   null, 'economy_apply accepts the reason regles');
-select is(er.failure($$ select manette.economy_apply(er.game(), er.pid('carol'), '[{"monnaie": "or", "delta": 1}]', 'autre', '{}') $$)->>'error',
+select is(manette_test.failure($$ select manette.economy_apply(manette_test.game('er-a'), er.player_id('carol'), '[{"monnaie": "or", "delta": 1}]', 'autre', '{}') $$)->>'error',
   'manette.economy_apply: bad reason autre', 'economy_apply still refuses an unknown reason');
-select manette.economy_apply(er.game(), er.pid('carol'), '[{"monnaie": "or", "delta": -1}]', 'support', '{}');
+select manette.economy_apply(manette_test.game('er-a'), er.player_id('carol'), '[{"monnaie": "or", "delta": -1}]', 'support', '{}');
 
 -- == A result without economie: as before ===========================================
 select set_config('test.ledger0', (select count(*)::text from manette.ledger), true);
@@ -144,9 +116,9 @@ select is((select m.board from manette.matches m where m.id = current_setting('t
 set local role manette_api;
 select is(er.play('bob', 'boire')->'etat_plateau', '{"coups": 2}'::jsonb, 'boire: the action is played');
 reset role;
-select is(er.qty('bob'), 1::bigint, 'boire: bob''s potions 2 → 1');
+select is(manette_test.quantity('er_bob', 'potion'), 1::bigint, 'boire: bob''s potions 2 → 1');
 select is((select row(l.kind, l.code, l.delta, l.after, l.reason, l.ref)::text from manette.ledger l
-           where l.player_id = er.pid('bob') order by l.id desc limit 1),
+           where l.player_id = er.player_id('bob') order by l.id desc limit 1),
   row('objet', 'potion', -1::bigint, 1::bigint, 'regles', jsonb_build_object('partie_id', current_setting('test.m')::uuid, 'numero', 2))::text,
   'boire: a ledger row, reason regles, ref {partie_id, numero: the action''s number}');
 select ok(not (select m.board ? 'economie' from manette.matches m where m.id = current_setting('test.m')::uuid),
@@ -157,32 +129,32 @@ select is((select a.action from manette.match_actions a where a.match_id = curre
 -- == A debit beyond the balance refuses the action, nothing written =================
 select set_config('test.before', er.written(), true);
 set local role manette_api;
-select is(er.failure($$ select er.play('alice', 'boire') $$) - 'error',
-  '{"code": "MN409", "reason": "quantite_insuffisante"}'::jsonb, 'alice has no potion: 409 action_refusee, reason quantite_insuffisante');
-select is(er.failure($$ select er.play('alice', 'boire') $$)->>'error', 'action_refusee', 'the error is action_refusee');
+select is(manette_test.failure($$ select er.play('alice', 'boire') $$) - 'error',
+  '{"code": "MN409", "detail": {"reason": "quantite_insuffisante"}}'::jsonb, 'alice has no potion: 409 action_refusee, reason quantite_insuffisante');
+select is(manette_test.failure($$ select er.play('alice', 'boire') $$)->>'error', 'action_refusee', 'the error is action_refusee');
 reset role;
 select is(er.written(), current_setting('test.before'), 'refused: match, history, broadcasts, ledger, balances unchanged');
-select is(er.qty('alice'), null, 'refused: no inventory line created for alice');
+select is(manette_test.quantity('er_alice', 'potion'), null, 'refused: no inventory line created for alice');
 
 -- A grant beyond a cap: limite_atteinte, the same way.
 set local role manette_api;
-select is(er.failure(format($$ select er.play('alice', 'brut', '{"economie": [{"joueur_id": "%s", "objet": "potion", "delta": 6}]}') $$, er.pid('alice'))) - 'error',
-  '{"code": "MN409", "reason": "limite_atteinte"}'::jsonb, 'a grant above the cap: action_refusee, reason limite_atteinte');
+select is(manette_test.failure(format($$ select er.play('alice', 'brut', '{"economie": [{"joueur_id": "%s", "objet": "potion", "delta": 6}]}') $$, er.player_id('alice'))) - 'error',
+  '{"code": "MN409", "detail": {"reason": "limite_atteinte"}}'::jsonb, 'a grant above the cap: action_refusee, reason limite_atteinte');
 -- One refused movement among several: none applies.
-select is(er.failure(format($$ select er.play('alice', 'brut', '{"economie": [{"joueur_id": "%s", "monnaie": "or", "delta": 10}, {"joueur_id": "%s", "monnaie": "or", "delta": -1}]}') $$,
-                            er.pid('alice'), er.pid('bob'))) - 'error',
-  '{"code": "MN409", "reason": "solde_insuffisant"}'::jsonb, 'a grant to alice and a debit bob cannot pay: action_refusee, reason solde_insuffisant');
+select is(manette_test.failure(format($$ select er.play('alice', 'brut', '{"economie": [{"joueur_id": "%s", "monnaie": "or", "delta": 10}, {"joueur_id": "%s", "monnaie": "or", "delta": -1}]}') $$,
+                            er.player_id('alice'), er.player_id('bob'))) - 'error',
+  '{"code": "MN409", "detail": {"reason": "solde_insuffisant"}}'::jsonb, 'a grant to alice and a debit bob cannot pay: action_refusee, reason solde_insuffisant');
 reset role;
 select is(er.written(), current_setting('test.before'), 'refused: nothing written, not even the other participant''s grant');
 
 -- == Malformed economie: the rule set's internal error, nothing written ==============
 set local role manette_api;
-select is(er.failure(format($$ select er.play('alice', 'brut', '{"economie": [{"joueur_id": "%s", "monnaie": "or", "delta": 5}]}') $$, er.pid('carol')))->>'code',
+select is(manette_test.failure(format($$ select er.play('alice', 'brut', '{"economie": [{"joueur_id": "%s", "monnaie": "or", "delta": 5}]}') $$, er.player_id('carol')))->>'code',
   'P0001', 'a movement for a player who is not a participant: internal error');
-select ok(er.failure(format($$ select er.play('alice', 'brut', '{"economie": [{"joueur_id": "%s", "monnaie": "or", "delta": 5}]}') $$, er.pid('carol')))->>'error'
+select ok(manette_test.failure(format($$ select er.play('alice', 'brut', '{"economie": [{"joueur_id": "%s", "monnaie": "or", "delta": 5}]}') $$, er.player_id('carol')))->>'error'
   like 'manette: rule set "jeu_er.regles" returned the economie movement %', 'the error names the rule set and the movement');
-select is(array(select er.failure(format($$ select er.play('alice', 'brut', '{"economie": %s}') $$,
-                  replace(bad, 'ALICE', er.pid('alice')::text)))->>'code'
+select is(array(select manette_test.failure(format($$ select er.play('alice', 'brut', '{"economie": %s}') $$,
+                  replace(bad, 'ALICE', er.player_id('alice')::text)))->>'code'
                 from unnest(array[
                   '{"joueur_id": "ALICE", "monnaie": "or", "delta": 5}',
                   '[{"joueur_id": "ALICE", "monnaie": "or", "objet": "potion", "delta": 5}]',
@@ -197,14 +169,14 @@ select is(array(select er.failure(format($$ select er.play('alice', 'brut', '{"e
                   '[5]',
                   'null']) bad),
   array_fill('P0001'::text, array[12]), 'malformed economie (not an array, both or neither of monnaie/objet, delta 0, 1.5, "5", > 10^12, no joueur_id, a code not a string, an unknown key, not an object, null): internal error');
-select is(er.failure(format($$ select er.play('alice', 'brut', %L) $$,
-            jsonb_build_object('economie', (select jsonb_agg(jsonb_build_object('joueur_id', er.pid('alice'), 'monnaie', 'or', 'delta', 1))
+select is(manette_test.failure(format($$ select er.play('alice', 'brut', %L) $$,
+            jsonb_build_object('economie', (select jsonb_agg(jsonb_build_object('joueur_id', er.player_id('alice'), 'monnaie', 'or', 'delta', 1))
                                             from generate_series(1, 65)))))->>'code',
   'P0001', 'more than 64 movements: internal error');
-select is(er.failure(format($$ select er.play('alice', 'brut', '{"economie": [{"joueur_id": "%s", "monnaie": "diamant", "delta": 5}]}') $$, er.pid('alice'))),
-  '{"code": "P0001", "error": "manette: rule set \"jeu_er.regles\" returned economie with the currency \"diamant\", not declared in the game file", "reason": null}'::jsonb,
+select is(manette_test.failure(format($$ select er.play('alice', 'brut', '{"economie": [{"joueur_id": "%s", "monnaie": "diamant", "delta": 5}]}') $$, er.player_id('alice'))),
+  '{"code": "P0001", "error": "manette: rule set \"jeu_er.regles\" returned economie with the currency \"diamant\", not declared in the game file", "detail": null}'::jsonb,
   'a currency the game does not declare: internal error naming it');
-select is(er.failure(format($$ select er.play('alice', 'brut', '{"economie": [{"joueur_id": "%s", "objet": "arc", "delta": 1}]}') $$, er.pid('alice')))->>'error',
+select is(manette_test.failure(format($$ select er.play('alice', 'brut', '{"economie": [{"joueur_id": "%s", "objet": "arc", "delta": 1}]}') $$, er.player_id('alice')))->>'error',
   'manette: rule set "jeu_er.regles" returned economie with the object "arc", not declared in the game file',
   'an object the game does not declare: internal error naming it');
 reset role;
@@ -212,23 +184,23 @@ select is(er.written(), current_setting('test.before'), 'internal errors: nothin
 
 -- 64 movements, an empty array: accepted.
 set local role manette_api;
-select is(er.play('alice', 'brut', jsonb_build_object('economie', (select jsonb_agg(jsonb_build_object('joueur_id', er.pid('alice'), 'monnaie', 'or', 'delta', 1))
+select is(er.play('alice', 'brut', jsonb_build_object('economie', (select jsonb_agg(jsonb_build_object('joueur_id', er.player_id('alice'), 'monnaie', 'or', 'delta', 1))
                                                                    from generate_series(1, 64))))->'etat_plateau',
   '{"coups": 3}'::jsonb, '64 movements: the action is played');
 reset role;
-select is(er.bal('alice'), 64::bigint, '64 movements: alice has 64 gold');
+select is(manette_test.balance('er_alice', 'or'), 64::bigint, '64 movements: alice has 64 gold');
 set local role manette_api;
 select is(er.play('bob', 'brut', '{"economie": []}')->'etat_plateau', '{"coups": 4}'::jsonb, 'an empty economie: the action is played');
 
 -- == Grants at the end of the match =================================================
 select is(er.play('alice', 'gagner')->>'statut', 'terminee', 'gagner: the match ends');
 reset role;
-select is(array[er.bal('alice'), er.bal('bob')], array[114, 5]::bigint[], 'gagner: 50 gold to the winner, 5 to the other');
+select is(array[manette_test.balance('er_alice', 'or'), manette_test.balance('er_bob', 'or')], array[114, 5]::bigint[], 'gagner: 50 gold to the winner, 5 to the other');
 select is(array(select row(l.code, l.delta, l.after, l.reason, l.ref->>'numero')::text from manette.ledger l
-                where l.game_id = er.game() and l.ref->>'numero' = '5' order by l.player_id = er.pid('alice') desc),
+                where l.game_id = manette_test.game('er-a') and l.ref->>'numero' = '5' order by l.player_id = er.player_id('alice') desc),
   array[row('or', 50::bigint, 114::bigint, 'regles', '5')::text, row('or', 5::bigint, 5::bigint, 'regles', '5')::text],
   'gagner: one ledger row per participant, reason regles, numero 5');
-select is(er.drift(), 0::bigint, 'every balance and inventory line equals its ledger sum');
+select is(manette_test.ledger_drift(), 0::bigint, 'every balance and inventory line equals its ledger sum');
 
 -- == The console's replay ignores economie ==============================================
 select set_config('test.before', er.written(), true);

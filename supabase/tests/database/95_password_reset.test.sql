@@ -10,24 +10,22 @@ grant usage on schema extensions to manette_api, manette_engine, manette_admin;
 
 select plan(34);
 
-select manette_admin.apply_game($${"jeu": "pr-a", "nom": "Jeu PR",
+select manette_test.create_game($${"jeu": "pr-a", "nom": "Jeu PR",
   "courriels": {"reinitialisation": {"sujet": "Code {code}"}}}$$, 'sk_live_PRAPRAPRAPRAPRAPRAPRAPRAPRAPRAPRAPRAPRA1');
 
-create function pg_temp.ctx(address text default '192.0.2.1') returns jsonb
-language sql as $$ select jsonb_build_object('key', 'sk_live_PRAPRAPRAPRAPRAPRAPRAPRAPRAPRAPRAPRAPRA1', 'client_ip', address) $$;
 create function pg_temp.oubli(email text, code text, address text default '192.0.2.1') returns jsonb
-language sql as $$ select api.players_mot_de_passe_oubli(pg_temp.ctx(address), jsonb_build_object('email', email, 'code', code)) $$;
+language sql as $$ select api.players_mot_de_passe_oubli(manette_test.ctx('pr-a', null, address), jsonb_build_object('email', email, 'code', code)) $$;
 create function pg_temp.reinit(email text, code text, hash text default '$argon2id$v=19$m=1024,t=1,p=1$nouveau') returns jsonb
-language sql as $$ select api.players_mot_de_passe_reinitialiser(pg_temp.ctx(),
+language sql as $$ select api.players_mot_de_passe_reinitialiser(manette_test.ctx('pr-a', null, '192.0.2.1'),
   jsonb_build_object('email', email, 'code', code, 'password_hash', hash)) $$;
 grant execute on all functions in schema pg_temp to manette_api;
 
 set local role manette_api;
-select api.players_register(pg_temp.ctx(), '{"pseudo": "Zoe", "email": "Zoe@pr.test", "password_hash": "$argon2id$ancien",
+select api.players_register(manette_test.ctx('pr-a', null, '192.0.2.1'), '{"pseudo": "Zoe", "email": "Zoe@pr.test", "password_hash": "$argon2id$ancien",
   "token": "pt_zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"}');
-select api.players_register(pg_temp.ctx(), '{"pseudo": "Yann", "email": "yann@pr.test", "password_hash": "$argon2id$ancien",
+select api.players_register(manette_test.ctx('pr-a', null, '192.0.2.1'), '{"pseudo": "Yann", "email": "yann@pr.test", "password_hash": "$argon2id$ancien",
   "token": "pt_yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy"}');
-select api.players_register(pg_temp.ctx(), '{"pseudo": "Xena", "email": "xena@pr.test", "password_hash": "$argon2id$ancien",
+select api.players_register(manette_test.ctx('pr-a', null, '192.0.2.1'), '{"pseudo": "Xena", "email": "xena@pr.test", "password_hash": "$argon2id$ancien",
   "token": "pt_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}');
 
 -- == A code ==========================================================================
@@ -62,9 +60,7 @@ select is((select failed_attempts from manette.password_resets r join manette.pl
   1, 'the wrong code was counted');
 
 -- Two sessions (register's and another) and failed logins that lock the account out.
-insert into manette.sessions (token_hash, game_id, player_id, expires_at)
-select manette.token_hash('pt_wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww'), game_id, id, now() + interval '1 day'
-from manette.players where pseudo = 'Zoe';
+select manette_test.session(manette_test.pid('Zoe'), 'pt_wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww');
 insert into manette.login_attempts (game_id, identifier, player_id, client_net)
 select game_id, 'zoe', id, '198.51.100.1' from manette.players, generate_series(1, 10) where pseudo = 'Zoe';
 
