@@ -114,7 +114,7 @@ select set_config('test.game_b', manette_test.game('rs-b')::text, true);
 
 -- bruno of B has a session (its hash is what a hostile function would want).
 set local role manette_api;
-select manette_test.register('rs-b', 'bruno', 'bruno@b.test', '{"token": "pt_rsbrunobbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}');
+select manette_test.register('rs-b', 'bruno', 'bruno@b.test');
 reset role;
 select set_config('test.bruno', (select id::text from manette.players where pseudo = 'bruno'), true);
 select manette_test.player('rs-a', p)

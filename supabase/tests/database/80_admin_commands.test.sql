@@ -167,7 +167,7 @@ select api.players_register('{"key": "sk_live_ADMNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWN
   '{"pseudo": "Alice", "email": "Alice@Example.test", "pays": "FR", "password_hash": "scrypt$1", "token": "pt_admaliceaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}');
 select api.players_register('{"key": "sk_live_ADMNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWNEWN"}',
   '{"pseudo": "Bob", "email": "bob@example.test", "password_hash": "scrypt$1", "token": "pt_admbobbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}');
-select manette_test.register('adm-b', 'Carole', 'carole@example.test', '{"token": "pt_admcaroleeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"}');
+select manette_test.register('adm-b', 'Carole', 'carole@example.test');
 reset role;
 select set_config('test.alice', (select id::text from manette.players where pseudo = 'Alice'), true);
 select set_config('test.bob', (select id::text from manette.players where pseudo = 'Bob'), true);
