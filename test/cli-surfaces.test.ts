@@ -211,7 +211,7 @@ describe('a studio from the README: init in a folder with an odd name, then npm 
   it('the files init wrote: the folder\'s name as the game\'s, the append-only rule beside the example, the Supabase CLI\'s use', async () => {
     const game = JSON.parse(await readFile(path.join(studio, 'game.json'), 'utf8'));
     expect(game).toMatchObject({ jeu: 'jeu-d-ete-v2-co', nom: 'Jeu d\'été (v2) & co' });
-    const [migration] = await readdir(path.join(studio, 'supabase', 'migrations'));
+    const migration = (await readdir(path.join(studio, 'supabase', 'migrations'))).find((f) => f.endsWith('_regles_nim.sql'));
     const sql = await readFile(path.join(studio, 'supabase', 'migrations', migration!), 'utf8');
     expect(sql).toMatch(/^-- Migrations are append-only/);
     const readme = await readFile(path.join(studio, 'README.md'), 'utf8');

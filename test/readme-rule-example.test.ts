@@ -6,6 +6,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { freshDatabase } from './support/harness.js';
 import { runTapFile } from './support/pgtap.js';
+import { installTestHelpers } from '../twin/postgres/pgtap.js';
 
 const readme = readFileSync('README.md', 'utf8');
 const sqlBlocks = [...readme.matchAll(/```sql\n(-- supabase\/[^\n]+\n[\s\S]*?)```/g)].map((m) => m[1]!);
@@ -29,6 +30,7 @@ describe('README rule function example', () => {
     const db = new pg.Client({ connectionString: await freshDatabase() });
     await db.connect();
     try {
+      await installTestHelpers(db); // as `manette test` does: the schema manette_test
       await db.query(migration!);
       const result = await runTapFile(db, tapFile!);
       expect(result.failed, result.output).toEqual([]);

