@@ -53,12 +53,15 @@ async function manette(args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
   }
 }
 
-/** `npx supabase <args>` in a folder (the studio's by default); never rejects. */
+/** `supabase <args>` in a folder (the studio's by default); never rejects. */
 async function supabase(args: string[], cwd: string = studio) {
   try {
-    const { stdout, stderr } = await run('npx', ['--no-install', 'supabase', ...args], {
+    // The CLI at Manette's version (the studio's devDependency, installed here before init wrote it).
+    const running = run(SUPABASE_CLI, args, {
       cwd, env: { ...env, SUPABASE_YES: '1' }, timeout: 240_000, maxBuffer: 16 * 1024 * 1024,
     });
+    running.child.stdin?.end(); // `migration new` reads a piped stdin as the file's body: nothing
+    const { stdout, stderr } = await running;
     return { code: 0, out: stdout + stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -249,6 +252,9 @@ describe('a studio project with Manette as a package', () => {
 
   it('a rule change and a rule of its own, in files made by `supabase migration new` now: manette test runs them, and fails on a broken expectation', async () => {
     const v2 = await migrationNew('regles_nim_v2', await NIM_21());
+    // The CLI names a file by the second: a second file in the same second would share its version.
+    const next = versionAt(new Date(Date.now() + 1000));
+    while (versionAt(new Date()) < next) await new Promise((r) => setTimeout(r, 50));
     const course = await migrationNew('course', COURSE_RULE);
     // The CLI names files with the current second: after init's, and after the copy.
     expect(await studioMigrations()).toEqual([...(await studioMigrations()).slice(0, 2), v2, course].sort());
@@ -281,7 +287,7 @@ describe('a studio project with Manette as a package', () => {
     expect(fails.stdout).toMatch(/not ok 2 - reaching 10 wins/);
     expect(fails.stdout).toContain('10 passed, 1 failed');
     await writeFile(broken, COURSE_TEST);
-  });
+  }, 300_000); // four runs of manette test, each its own embedded Postgres
 
   it('manette start serves the studio\'s game: matches played with its rules, the SDK and the web demo', async () => {
     const port = await freePort();
@@ -417,7 +423,7 @@ describe('a studio project with Manette as a package', () => {
       const partie = (await call('GET', `/match/state?partie_id=${matched.body.partie_id}`, undefined, tokens[0])).body.partie;
       const first = partie.tour_joueur === partie.participants[0].joueur_id ? 0 : 1;
       const move = await call('POST', '/match/action', { partie_id: partie.id, action: 'prendre', donnees: { nombre: 3 } }, tokens[first]);
-      expect(move.body.partie.etat_plateau).toEqual({ pile: 12 }); // the studio's jeu.nim, through the function
+      expect(move.body.partie.etat_plateau).toEqual({ pile: 18 }); // the studio's changed jeu.nim (21 sticks), through the function
       // The SDK's files are not part of the function (docs/deploy.md): the JSON 404.
       const sdk = await fetch(app.baseUrl.replace(/\/api\/public\/v1$/, '/sdk/manette.js'));
       expect([sdk.status, (await sdk.json()).error]).toEqual([404, 'not_found']);
@@ -461,6 +467,7 @@ describe('a studio project with Manette as a package', () => {
     expect(pushed(toProduction.out)).toEqual([copy]);
     const fresh = await emptyDatabase('studio_upgrade');
     expect((await dbPush(fresh)).code).toBe(0);
+    expect((await manette(['apply'], { DATABASE_URL: fresh })).code).toBe(0); // the game, as on the others
     expect((await manette(['apply'], { DATABASE_URL: viaManette })).code).toBe(0);
     const defs = await functionDefs(production);
     expect(await functionDefs(fresh)).toEqual(defs);
@@ -492,7 +499,9 @@ describe('a studio project with Manette as a package', () => {
     for (const f of manetteFiles) await writeFile(path.join(oldMigrations, `${f.slice(0, 14)}_manette_${f.slice(15)}`), await readFile(path.join(MIGRATIONS_DIR, f)));
     const example = `${shiftVersion(manetteFiles.at(-1)!.slice(0, 14), 1)}_regles_nim.sql`;
     await writeFile(path.join(oldMigrations, example), await readFile(path.join(REPO, 'api', 'cli', 'studio-template', 'supabase', 'migrations', 'regles_nim.sql')));
-    await writeFile(path.join(old, 'game.json'), await readFile(path.join(studio, 'game.json')));
+    const oldGame = JSON.parse(await readFile(path.join(studio, 'game.json'), 'utf8'));
+    delete oldGame.modes.course; // init's game, as it was
+    await writeFile(path.join(old, 'game.json'), JSON.stringify(oldGame));
     const project = await emptyDatabase('studio_old');
     const first = await dbPush(project, old);
     expect(first.code, first.out).toBe(0);

@@ -130,6 +130,17 @@ export async function readStudioFolder(manetteDir: string, studioDir: string): P
   const manette = await readFolder(manetteDir);
   const ofVersion = new Map(manette.map((m) => [m.version, m]));
   const files = await readFolder(studioDir);
+  // Two files of one version (two `supabase migration new` in the same second): the CLI
+  // would record the first and fail on the second.
+  const seen = new Map<string, MigrationFile>();
+  for (const f of files) {
+    const other = seen.get(f.version);
+    if (other) {
+      throw new MigrationRefused(`two different migrations have version ${f.version}: ${other.file} and ${f.file}. Nothing was applied.`,
+        'duplicate', [other.file, f.file]);
+    }
+    seen.set(f.version, f);
+  }
   const carried = new Set<string>();
   const edited: string[] = [];
   for (const f of files) {

@@ -82,7 +82,7 @@ export function registerSupabaseMigrations(program: Command, ctx: CommandContext
             throw new CliError(say({
               fr: 'Copie modifiée du SQL de Manette : {files}. Une copie ne change jamais : supprime-la et relance cette commande (là où elle est déjà appliquée, remets-la telle quelle), et mets ton changement dans une nouvelle migration. Rien n’a été écrit.',
               en: 'Edited copy of Manette\'s SQL: {files}. A copy never changes: delete it and run this command again (where it is already applied, restore it as it was), and put your change in a new migration. Nothing was written.',
-            }, lang, { files: err.files.join(', ') }), { changed: err.files });
+            }, lang, { files: err.files.join(', ') }));
           }
           throw err;
         }
