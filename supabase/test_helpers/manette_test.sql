@@ -239,16 +239,9 @@ $$;
 -- One action with manette.match_play: 'accepted', or the reason of its refusal.
 create or replace function manette_test.play_refusal(match_id uuid, pseudo text, action text,
                                                      data jsonb default '{}') returns text
-language plpgsql as $$
-declare
-  detail text;
-begin
-  perform manette.match_play(match_id, manette_test.pid(pseudo), action, data);
-  return 'accepted';
-exception when sqlstate 'MN409' then
-  get stacked diagnostics detail = pg_exception_detail;
-  return detail::jsonb->>'reason';
-end
+language sql as $$
+  select manette_test.refusal(format('select manette.match_play(%L::uuid, %L::uuid, %L, %L::jsonb)',
+    match_id, manette_test.pid(pseudo), action, data))
 $$;
 
 -- Makes a match's last move `secs` seconds old (turn timers); answers the new updated_at.
