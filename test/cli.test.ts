@@ -4,6 +4,7 @@ import { execFile, type ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -95,6 +96,21 @@ describe('npm start and npx manette apply', () => {
     const second = await run('npm', ['start'], { env: { ...env, PORT: String(await freePort()) } }).catch((e) => e);
     expect(second.code).toBe(1);
     expect(second.stderr + second.stdout).toMatch(/Manette tourne déjà \(pid \d+\)/);
+  });
+
+  it('refuses a busy port before starting anything, naming it and its variable', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', () => r()));
+    const busy = (taken.address() as net.AddressInfo).port;
+    const elsewhere = path.join(dir, 'busy-port');
+    try {
+      const r = await run('npm', ['start'], { env: { ...env, PORT: String(busy), MANETTE_DATA_DIR: elsewhere } }).catch((e) => e);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`Port déjà utilisé : ${busy} (PORT).`);
+      expect(existsSync(path.join(elsewhere, 'postgres'))).toBe(false); // no database was started
+    } finally {
+      taken.close();
+    }
   });
 
   it('applies a game file while the server runs, idempotently, with the same key', async () => {

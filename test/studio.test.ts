@@ -207,6 +207,8 @@ describe('a studio project with Manette as a package', () => {
     const game = JSON.parse(await readFile(path.join(studio, 'game.json'), 'utf8'));
     expect(game.jeu).toBe('mon-super-jeu');
     expect(game.modes.nim.regles).toBe('jeu.nim');
+    // A player who walks away loses by timeout: no match stays stuck.
+    expect(game.modes.nim).toMatchObject({ delai_tour_s: 30, sur_delai: 'abandon' });
     const own = await studioMigrations();
     expect(own).toHaveLength(2);
     const [copy, example] = own as [string, string];
@@ -221,6 +223,9 @@ describe('a studio project with Manette as a package', () => {
     expect(carried.map((c) => `${c.version}_${c.name}.sql`)).toEqual(manetteFiles);
     for (const c of carried) expect(sha256(c.sql)).toBe(sha256(await readFile(path.join(MIGRATIONS_DIR, `${c.version}_${c.name}.sql`))));
     expect(copy).toBe(`${copy.slice(0, 14)}_manette_to_${manetteFiles.at(-1)!.slice(0, 14)}.sql`);
+    // The package carries no screenshots (docs/img stays in the repository).
+    expect(existsSync(path.join(studio, 'node_modules', 'manette', 'docs', 'api.md'))).toBe(true);
+    expect(existsSync(path.join(studio, 'node_modules', 'manette', 'docs', 'img'))).toBe(false);
     // No Manette code is copied: nothing to merge on upgrade.
     expect((await readdir(studio)).sort()).toEqual(['.gitignore', 'README.md', 'game.json', 'node_modules', 'package-lock.json', 'package.json', 'supabase']);
     const pkg = JSON.parse(await readFile(path.join(studio, 'package.json'), 'utf8'));

@@ -42,8 +42,9 @@ function gameFile(jeu: string, nom: string) {
     },
     classements: { victoires: { ordre: 'desc', operateur: 'somme' } },
     modes: {
-      '1v1': { equipes: 2, joueurs_par_equipe: 1, regles: 'morpion', classement_victoires: 'victoires' },
-      nim: { equipes: 2, joueurs_par_equipe: 1, regles: 'jeu.nim' },
+      // A turn timer on both: a player who walks away loses, instead of leaving the match stuck.
+      '1v1': { equipes: 2, joueurs_par_equipe: 1, regles: 'morpion', classement_victoires: 'victoires', delai_tour_s: 30, sur_delai: 'abandon' },
+      nim: { equipes: 2, joueurs_par_equipe: 1, regles: 'jeu.nim', delai_tour_s: 30, sur_delai: 'abandon' },
     },
   };
 }

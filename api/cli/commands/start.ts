@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { createLogger } from '../../logger.js';
 import { reportEmbeddedPostgresTo } from '../../../twin/postgres/embedded.js';
 import { claimInstance } from '../../../twin/instance.js';
+import { portInUse } from '../../../twin/net.js';
 import { startMailCatcher, type CaughtMail, type MailCatcher } from '../../../twin/mail/catcher.js';
 import { startService } from '../../server.js';
 import { say } from '../locale.js';
@@ -33,6 +34,23 @@ export function registerStart(program: Command, ctx: CommandContext): void {
           fr: 'Manette tourne déjà (pid {pid}) sur {where}.\nArrête-la d’abord (Ctrl-C dans son terminal), ou lance une autre copie avec MANETTE_DATA_DIR et PORT différents.',
           en: 'Manette is already running (pid {pid}) on {where}.\nStop it first (Ctrl-C in its terminal), or start another copy with other MANETTE_DATA_DIR and PORT.',
         }, lang, { pid: lock.pid, where: lock.baseUrl || (lang === 'fr' ? 'ce dossier' : 'this folder') }));
+        process.exit(1);
+      }
+      // The ports it listens on after migrating and creating the demo, checked before anything
+      // starts (found busy only then, they cost a newcomer many seconds for one line). The
+      // embedded Postgres' port needs no check: it is the first thing started.
+      const ports: [number, string, string][] = [
+        [settings.PORT, settings.HOST, 'PORT'],
+        ...(settings.MANETTE_REALTIME_URL ? [] : [[settings.MANETTE_REALTIME_PORT, settings.HOST, 'MANETTE_REALTIME_PORT'] as [number, string, string]]),
+      ];
+      const busy = [];
+      for (const [port, host, name] of ports) if (port !== 0 && await portInUse(port, host)) busy.push({ port, name });
+      if (busy.length) {
+        await lock.release();
+        console.error(say({
+          fr: 'Port déjà utilisé : {list}. Arrête ce qui l’occupe, ou choisis-en un autre (ex. PORT=3001 npm start). Rien n’a été démarré.',
+          en: 'Port already in use: {list}. Stop what uses it, or choose another (e.g. PORT=3001 npm start). Nothing was started.',
+        }, lang, { list: busy.map((b) => `${b.port} (${b.name})`).join(', ') }));
         process.exit(1);
       }
       // The embedded Postgres' supervisor reports crashes and restarts through our logger.
