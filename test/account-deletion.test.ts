@@ -212,7 +212,7 @@ describe('export, then deletion with the password', () => {
     expect({ ...(await holdings(bob.id)) }).toEqual(bobBefore);
     // The finished match still shows two participants, ana anonymous.
     const hist = ok(await api.get(`/match/state?partie_id=${done}`, { token: bob.token }));
-    expect(hist.partie.participants.map((p: any) => p.pseudo)).toEqual([expect.stringMatching(/^supprime-[0-9a-f]{12}$/), bob.pseudo]);
+    expect(hist.partie.participants.map((p: any) => p.pseudo)).toEqual([expect.stringMatching(/^supprime-[0-9a-f]{32}$/), bob.pseudo]);
 
     // The same token again: the same 200. Nothing else opens with it; login is refused.
     expect(ok(await supprimer(ana, { password: PASSWORD }))).toEqual({ ok: true, data: { supprime: true } });

@@ -35,11 +35,13 @@ export const Session = z.object({
 export const Pseudo = z.string()
   .normalize('NFC')
   .regex(/^[\p{L}\p{Nd}_.-]{3,32}$/u, '3 à 32 caractères : lettres, chiffres, _ - .')
+  // The server's names (tombstones, guests), in any case: manette.pseudo_is_reserved says the same.
+  .refine((p) => !/^(supprime-|invite_)/.test(p.toLowerCase()), 'pseudo réservé : supprime-… et invite_… sont des noms du serveur')
   // The generator writes the regex with its flags (`…$/u`), which no client can use: the
   // pattern is given again as JSON Schema writes it (its validators read patterns as Unicode).
   .meta({
     pattern: '^[\\p{L}\\p{Nd}_.-]{3,32}$',
-    description: '3 to 32 Unicode letters or decimal digits, `_`, `-` or `.`, counted after NFC normalisation; unique per game ignoring case.',
+    description: '3 to 32 Unicode letters or decimal digits, `_`, `-` or `.`, counted after NFC normalisation; unique per game ignoring case; not starting with `supprime-` or `invite_` in any case (the server\'s names for deleted accounts and guests).',
     example: 'Zoé_42',
   });
 export const Email = z.email().max(254).meta({ example: 'zoe@example.com' });

@@ -1,8 +1,9 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.players_lier(ctx jsonb, body jsonb)
--- Current definition from supabase/migrations/20261130000200_guests.sql
--- Calls: manette.authenticate, manette.fail, manette.player_json, manette.refuse_suspended
+-- Current definition from supabase/migrations/20261130001001_reserved_names.sql
+-- Earlier versions in: 20261130000200_guests.sql
+-- Calls: manette.authenticate, manette.fail, manette.player_json, manette.pseudo_is_reserved, manette.refuse_suspended
 CREATE OR REPLACE FUNCTION api.players_lier(ctx jsonb, body jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql
@@ -78,6 +79,12 @@ begin
        or (body ? 'pseudo' and jsonb_typeof(body->'pseudo') not in ('string', 'null')) then
       perform manette.fail('validation_failed', 400, jsonb_build_object('details', jsonb_build_array(
         jsonb_build_object('champ', 'email', 'message', 'email et password, ou id_token (l’un des deux)'))));
+    end if;
+    if manette.pseudo_is_reserved(body->>'pseudo') then
+      -- The server's names (a tombstone's, a guest's): the façade refuses them first. A guest
+      -- linking without a pseudo keeps its own invite_… name (it was given, not chosen).
+      perform manette.fail('validation_failed', 400, jsonb_build_object('details', jsonb_build_array(
+        jsonb_build_object('champ', 'pseudo', 'message', 'pseudo réservé : supprime-… et invite_… sont des noms du serveur'))));
     end if;
     begin
       update manette.players pl

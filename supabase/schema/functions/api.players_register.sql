@@ -1,9 +1,9 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.players_register(ctx jsonb, body jsonb)
--- Current definition from supabase/migrations/20261123000600_one_home_players_rules.sql
--- Earlier versions in: 20261122000200_players.sql, 20261123000300_hardening_players.sql
--- Calls: manette.authenticate, manette.country_problem, manette.fail, manette.open_session
+-- Current definition from supabase/migrations/20261130001001_reserved_names.sql
+-- Earlier versions in: 20261122000200_players.sql, 20261123000300_hardening_players.sql, 20261123000600_one_home_players_rules.sql
+-- Calls: manette.authenticate, manette.country_problem, manette.fail, manette.open_session, manette.pseudo_is_reserved
 -- Called by: api.idempotent
 CREATE OR REPLACE FUNCTION api.players_register(ctx jsonb, body jsonb)
  RETURNS jsonb
@@ -19,6 +19,11 @@ declare
 begin
   if country_details is not null then
     perform manette.fail('validation_failed', 400, jsonb_build_object('details', jsonb_build_array(country_details)));
+  end if;
+  if manette.pseudo_is_reserved(body->>'pseudo') then
+    -- The server's names (a tombstone's, a guest's): the façade refuses them first.
+    perform manette.fail('validation_failed', 400, jsonb_build_object('details', jsonb_build_array(
+      jsonb_build_object('champ', 'pseudo', 'message', 'pseudo réservé : supprime-… et invite_… sont des noms du serveur'))));
   end if;
   begin
     insert into manette.players (game_id, pseudo, email, password_hash, country)

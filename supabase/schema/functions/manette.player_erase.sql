@@ -1,7 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette.player_erase(target uuid, keep_row boolean)
--- Current definition from supabase/migrations/20261130000100_accounts.sql
+-- Current definition from supabase/migrations/20261130001001_reserved_names.sql
+-- Earlier versions in: 20261130000100_accounts.sql
 -- Calls: manette.pseudo_key
 -- Called by: api.players_supprimer, manette.sweep_guests
 -- Fires: manette.leaderboard_count_entries() after delete for each statement on manette.leaderboard_entries (trigger leaderboard_entries_count_delete)
@@ -51,7 +52,9 @@ begin
     return true;
   end if;
   update manette.players pl
-  set pseudo = 'supprime-' || pg_catalog.left(pg_catalog.replace(pl.id::text, '-', ''), 12),
+  -- The whole id: 41 characters, longer than any chosen pseudo (32 at most), so no player
+  -- holds it (players_pseudo_check lets a tombstone, and only it, carry its own).
+  set pseudo = 'supprime-' || pg_catalog.replace(pl.id::text, '-', ''),
       email = null, password_hash = null, google_sub = null, country = null,
       avatar_version = 0, guest = false, device_hash = null,
       suspended_at = null, suspended_until = null, suspension_reason = null,

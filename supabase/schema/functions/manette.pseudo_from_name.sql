@@ -1,7 +1,9 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette.pseudo_from_name(display_name text)
--- Current definition from supabase/migrations/20261123000500_google_linking.sql
+-- Current definition from supabase/migrations/20261130001001_reserved_names.sql
+-- Earlier versions in: 20261123000500_google_linking.sql
+-- Calls: manette.pseudo_is_reserved
 -- Called by: api.players_google
 CREATE OR REPLACE FUNCTION manette.pseudo_from_name(display_name text)
  RETURNS text
@@ -17,7 +19,7 @@ begin
   base := regexp_replace(base, '[^A-Za-z0-9_.-]+', '_', 'g');
   base := left(btrim(base, '_.-'), 24);
   base := btrim(base, '_.-');
-  if length(base) < 3 then
+  if length(base) < 3 or manette.pseudo_is_reserved(base) then
     return 'joueur';
   end if;
   return base;

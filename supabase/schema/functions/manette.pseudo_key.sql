@@ -2,7 +2,7 @@
 
 -- manette.pseudo_key(pseudo text)
 -- Current definition from supabase/migrations/20261123000300_hardening_players.sql
--- Called by: api.players_login_start, api.players_mot_de_passe_reinitialiser, api.players_supprimer_start, manette.player_erase, manette_admin.player_of
+-- Called by: api.players_login_start, api.players_mot_de_passe_reinitialiser, api.players_supprimer_start, manette.player_erase, manette.pseudo_is_reserved, manette_admin.player_of
 CREATE OR REPLACE FUNCTION manette.pseudo_key(pseudo text)
  RETURNS text
  LANGUAGE sql

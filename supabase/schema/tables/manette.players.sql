@@ -26,7 +26,7 @@ create table manette.players (
   constraint players_device_hash_check CHECK (device_hash IS NULL OR guest AND octet_length(device_hash) = 32),
   constraint players_email_check CHECK (length(email) <= 254 AND email ~ '^[^@\s]+@[^@\s]+$'::text),
   constraint players_password_hash_check CHECK (length(password_hash) <= 512),
-  constraint players_pseudo_check CHECK (manette.pseudo_is_valid(pseudo)),
+  constraint players_pseudo_check CHECK (manette.pseudo_is_valid(pseudo) OR deleted_at IS NOT NULL AND pseudo = ('supprime-'::text || replace(id::text, '-'::text, ''::text))),
   constraint players_suspension_check CHECK (suspended_at IS NOT NULL OR suspended_until IS NULL AND suspension_reason IS NULL),
   constraint players_suspension_reason_check CHECK (char_length(suspension_reason) <= 1000)
 );

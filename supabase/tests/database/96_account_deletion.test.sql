@@ -149,7 +149,7 @@ reset role;
 create function dl.ana() returns manette.players language sql stable as $$
   select * from manette.players where id = current_setting('test.ana')::uuid
 $$;
-select matches((dl.ana()).pseudo, '^supprime-[0-9a-f]{12}$', 'the tombstone: pseudo supprime-…');
+select matches((dl.ana()).pseudo, '^supprime-[0-9a-f]{32}$', 'the tombstone: pseudo supprime-…');
 select ok((dl.ana()).deleted_at is not null, 'the tombstone: deleted_at');
 select ok(num_nulls((dl.ana()).email, (dl.ana()).password_hash, (dl.ana()).google_sub, (dl.ana()).country, (dl.ana()).device_hash) = 5
   and (dl.ana()).avatar_version = 0, 'the tombstone: no e-mail, password, Google id, country, device, avatar');
