@@ -113,7 +113,9 @@ describe('manette match cancel', () => {
     expect((await act(x!, id, 'jouer', { case: 4 })).status).toBe(200);
     const [wx, wo] = [await watch(x!, id), await watch(o!, id)];
 
-    const r = await cliJson(['match', 'cancel', id, '--raison', 'signalement de triche']);
+    // Named as every match command names a match: the game, then its room code (or id).
+    const code = (await state(x!, id)).code_salon as string;
+    const r = await cliJson(['match', 'cancel', GAME.jeu, code, '--raison', 'signalement de triche']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.body.ok).toBe(true);
     expect(r.body.data.partie).toMatchObject({ id, statut: 'annulee', gagnant_id: null, gagnant_equipe: null, numero_tour: 2, tour_joueur: o!.id });
@@ -165,8 +167,11 @@ describe('manette match cancel', () => {
     expect(again.code).toBe(1);
     expect(again.stdout).toBe('');
     expect(again.stderr.trim()).toBe('This match was cancelled: nothing changed.');
-    const json = await cliJson(['match', 'end', id, '--nul'], EN);
+    const json = await cliJson(['match', 'end', id, '--nul'], EN); // a lone id, as earlier versions took it
     expect(json).toMatchObject({ code: 1, body: { ok: false, error: 'match_over', message: 'This match was cancelled: nothing changed.' } });
+    // The match is looked up in the game named: an unknown game is refused before anything.
+    const elsewhere = await cliJson(['match', 'cancel', 'pas-ce-jeu', id], EN);
+    expect(elsewhere).toMatchObject({ code: 1, body: { ok: false, error: 'game_not_found' } });
     expect(await audit(id)).toHaveLength(1);
   }, T);
 });
@@ -176,7 +181,7 @@ describe('manette match end', () => {
     const { id, seats: [x, o] } = await match([await player(), await player()]);
     const before = await wins();
     const w = await watch(x!, id);
-    const r = await cli(['match', 'end', id, '--gagnant', o!.id, '--raison', 'x a quitté'], EN);
+    const r = await cli(['match', 'end', GAME.jeu, id, '--gagnant', o!.id, '--raison', 'x a quitté'], EN);
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(r.stdout.trim()).toBe(`Match ${id} ended: ${o!.pseudo} wins (team 2). Its players are free to play again.`);
 

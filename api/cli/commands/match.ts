@@ -1,9 +1,11 @@
 // `manette match show <jeu> <match id | code salon>`: a match and its whole history of
 // actions, in order (one call of manette_admin.match_show).
-// `manette match end <partie_id> (--gagnant <joueur_id> | --nul) [--raison <texte>]` and
-// `manette match cancel <partie_id> [--raison <texte>]`: the operator ends a match in
-// progress with a result, or cancels it without one (one call of manette_admin.match_end /
-// match_cancel: audited with the reason, broadcast to the match's room).
+// `manette match end <jeu> <match id | code salon> (--gagnant <joueur_id> | --nul) [--raison <texte>]`
+// and `manette match cancel <jeu> <match id | code salon> [--raison <texte>]`: the operator
+// ends a match in progress with a result, or cancels it without one (manette_admin.match_end /
+// match_cancel: audited with the reason, broadcast to the match's room). A match is named
+// the same way by every command: the game, then the match's id or room code (resolved as
+// `show` does); a lone id, as earlier versions took it, is still accepted.
 import type { Command } from 'commander';
 import { CliError } from '../database.js';
 import { say } from '../locale.js';
@@ -27,8 +29,19 @@ export function registerMatch(program: Command, ctx: CommandContext): void {
   const fr = ctx.lang === 'fr';
   const match = program.command('match').description(fr ? 'les parties d’un jeu' : 'a game’s matches');
 
+  const gameArg = fr ? 'le jeu (son identifiant, `jeu` du fichier de configuration)' : 'the game (its slug, `jeu` in its config file)';
+  const matchRef = fr
+    ? 'la partie en cours : son id, ou son code salon'
+    : 'the match in progress: its id, or its room code';
+  /** The match, in one statement: resolved in the game as `show` does, or a lone id (the earlier form). */
+  const stop = <T>(fn: string, jeu: string, ref: string | undefined, rest: unknown[]) => {
+    const args = rest.map((_, i) => `, $${i + 3}`).join('');
+    return ref === undefined
+      ? adminCall<T>(ctx, `select manette_admin.${fn}($1${args.replace(/\$(\d+)/g, (_m, n: string) => `$${Number(n) - 1}`)}) as r`, [jeu, ...rest])
+      : adminCall<T>(ctx, `select manette_admin.${fn}(manette_admin.match_show($1, $2)->>'id'${args}) as r`, [jeu, ref, ...rest]);
+  };
   match.command('show')
-    .argument('<jeu>', fr ? 'le jeu (son identifiant, `jeu` du fichier de configuration)' : 'the game (its slug, `jeu` in its config file)')
+    .argument('<jeu>', gameArg)
     .argument('<match>', fr
       ? 'l’id de la partie, ou son code salon (la partie en cours avec ce code, sinon la plus récente)'
       : 'the match id, or its room code (the match in progress with that code, else the most recent one)')
@@ -39,13 +52,13 @@ export function registerMatch(program: Command, ctx: CommandContext): void {
         (m) => renderMatch(m, fr));
     });
 
-  const matchId = fr ? 'l’id de la partie (en cours)' : 'the match id (a match in progress)';
   const reason = fr
     ? 'pourquoi (inscrit au journal d’audit manette.admin_audit, jamais montré aux joueurs ; 1000 caractères au plus)'
     : 'why (written to the audit trail manette.admin_audit, never shown to players; at most 1000 characters)';
 
   match.command('end')
-    .argument('<match_id>', matchId)
+    .argument('<jeu>', gameArg)
+    .argument('[match]', matchRef)
     .option('--gagnant <joueur_id>', fr ? 'le joueur gagnant (un participant) : son équipe gagne' : 'the winning player (a participant): their team wins')
     .option('--nul', fr ? 'match nul : aucun gagnant' : 'a draw: no winner')
     .option('--raison <texte>', reason)
@@ -53,26 +66,26 @@ export function registerMatch(program: Command, ctx: CommandContext): void {
     .description(fr
       ? 'termine une partie en cours avec un résultat (--gagnant ou --nul) : victoire comptée, joueurs libérés, etat diffusé'
       : 'end a match in progress with a result (--gagnant or --nul): win counted, players freed, etat broadcast')
-    .action(async (id: string, opts: { gagnant?: string; nul?: boolean; raison?: string; json?: boolean }) => {
+    .action(async (jeu: string, ref: string | undefined, opts: { gagnant?: string; nul?: boolean; raison?: string; json?: boolean }) => {
       await answer(ctx, !!opts.json, async () => {
         if (!!opts.nul === (opts.gagnant !== undefined)) {
           throw new CliError(say({ fr: 'précise --gagnant <joueur_id> ou --nul (l’un des deux)', en: 'give --gagnant <joueur_id> or --nul (one of them)' }, ctx.lang));
         }
-        return adminCall<MatchStopped>(ctx, 'select manette_admin.match_end($1, $2, $3, $4) as r',
-          [id, opts.gagnant ?? null, !!opts.nul, opts.raison ?? null]);
+        return stop<MatchStopped>('match_end', jeu, ref, [opts.gagnant ?? null, !!opts.nul, opts.raison ?? null]);
       }, (r) => renderStopped(r, ctx.lang));
     });
 
   match.command('cancel')
-    .argument('<match_id>', matchId)
+    .argument('<jeu>', gameArg)
+    .argument('[match]', matchRef)
     .option('--raison <texte>', reason)
     .option('--json', jsonHelp(ctx.lang))
     .description(fr
       ? 'annule une partie en cours, sans résultat : aucune victoire comptée, joueurs libérés, etat diffusé'
       : 'cancel a match in progress, without a result: no win counted, players freed, etat broadcast')
-    .action(async (id: string, opts: { raison?: string; json?: boolean }) => {
-      await answer(ctx, !!opts.json, () => adminCall<MatchStopped>(ctx, 'select manette_admin.match_cancel($1, $2) as r',
-        [id, opts.raison ?? null]), (r) => renderStopped(r, ctx.lang));
+    .action(async (jeu: string, ref: string | undefined, opts: { raison?: string; json?: boolean }) => {
+      await answer(ctx, !!opts.json, () => stop<MatchStopped>('match_cancel', jeu, ref, [opts.raison ?? null]),
+        (r) => renderStopped(r, ctx.lang));
     });
 }
 
