@@ -1,8 +1,9 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette.sweep_guests(max_players integer)
--- Current definition from supabase/migrations/20261130000200_guests.sql
--- Calls: manette.player_erase, manette.player_leave_play
+-- Current definition from supabase/migrations/20261130001002_guest_purge_failures.sql
+-- Earlier versions in: 20261130000200_guests.sql
+-- Calls: manette.iso, manette.player_erase, manette.player_leave_play, manette_admin.audit
 -- Called by: manette.sweep_expired_turns
 CREATE OR REPLACE FUNCTION manette.sweep_guests(max_players integer DEFAULT 20)
  RETURNS integer
@@ -14,6 +15,9 @@ declare
   batch  constant integer := least(greatest(coalesce(max_players, 20), 1), 1000);
   target record;
   purged integer := 0;
+  failure       text;
+  failure_state text;
+  failed_game   uuid;
 begin
   delete from manette.password_resets r
   where r.id in (
@@ -35,6 +39,8 @@ begin
           when jsonb_typeof(g.config->'invites_jours') = 'number'
             then least(greatest(floor((g.config->>'invites_jours')::numeric), 1), 3650)::integer
           else 90 end)
+        -- A guest whose erasure failed waits a day: the failing ones never hold up the others.
+        and (pl.purge_failed_at is null or pl.purge_failed_at < now() - interval '1 day')
       order by pl.seen_at
       limit batch
       for update of pl skip locked
@@ -42,14 +48,25 @@ begin
     order by c.seen_at
     limit batch
   loop
-    -- One guest's failure (a bug) must not stop the sweep (expired turns run in the same
-    -- transaction): it is reported in the database's log and left for the next sweep.
+    -- One guest's failure (a bug, a name, a rule) must not stop the sweep (expired turns
+    -- run in the same transaction) nor hold up the other guests: its erasure is undone (its
+    -- own subtransaction), the guest is marked (purge_failed_at: skipped for a day, then
+    -- tried again) and the failure is written to the audit trail and the database's log.
     begin
       perform manette.player_leave_play(target.id);
       perform manette.player_erase(target.id, false);
       purged := purged + 1;
     exception when others then
-      raise warning 'sweep_guests: guest % not purged: % (%)', target.id, sqlerrm, sqlstate;
+      get stacked diagnostics failure = message_text, failure_state = returned_sqlstate;
+      update manette.players pl set purge_failed_at = now()
+      where pl.id = target.id
+      returning pl.game_id into failed_game;
+      if failed_game is not null then
+        perform manette_admin.audit(failed_game, 'guests purge failed', jsonb_build_object(
+          'joueur_id', target.id, 'erreur', failure, 'sqlstate', failure_state,
+          'nouvel_essai_apres', manette.iso(now() + interval '1 day')));
+      end if;
+      raise warning 'sweep_guests: guest % not purged: % (%); tried again in a day', target.id, failure, failure_state;
     end;
   end loop;
   return purged;

@@ -2,7 +2,7 @@
 
 -- manette_admin.audit(game_id uuid, command text, details jsonb)
 -- Current definition from supabase/migrations/20261126000110_admin_rows.sql
--- Called by: manette_admin.economy_grant, manette_admin.game_file_apply, manette_admin.keys_create, manette_admin.keys_revoke, manette_admin.leaderboard_retire, manette_admin.match_stop, manette_admin.panel_apply, manette_admin.players_ban, manette_admin.players_revoke_sessions, manette_admin.players_unban, manette_admin.session_revoke, manette_admin.table_row_insert, manette_admin.table_row_update, manette_admin.table_rows_delete, manette_admin.table_rows_import
+-- Called by: manette.sweep_guests, manette_admin.economy_grant, manette_admin.game_file_apply, manette_admin.keys_create, manette_admin.keys_revoke, manette_admin.leaderboard_retire, manette_admin.match_stop, manette_admin.panel_apply, manette_admin.players_ban, manette_admin.players_revoke_sessions, manette_admin.players_unban, manette_admin.session_revoke, manette_admin.table_row_insert, manette_admin.table_row_update, manette_admin.table_rows_delete, manette_admin.table_rows_import
 CREATE OR REPLACE FUNCTION manette_admin.audit(game_id uuid, command text, details jsonb)
  RETURNS void
  LANGUAGE sql

@@ -18,6 +18,7 @@ create table manette.players (
   suspended_until timestamp with time zone,
   suspension_reason text,
   deleted_at timestamp with time zone,
+  purge_failed_at timestamp with time zone,
   constraint players_pkey PRIMARY KEY (id),
   constraint players_game_id_id_key UNIQUE (game_id, id),
   constraint players_country_fkey FOREIGN KEY (country) REFERENCES manette.countries(code) NOT VALID,
@@ -46,6 +47,7 @@ comment on column manette.players.device_hash is 'SHA-256 of the appareil_id a g
 comment on column manette.players.seen_at is 'last login or use of a session (written at most once a minute per session); the purge of unused guests reads it';
 comment on column manette.players.suspended_until is 'end of a suspension (manette players ban --jusqu-a); null with suspended_at set: until unban';
 comment on column manette.players.deleted_at is 'set when the account was deleted: the row stays, without any personal datum, as the anonymous participant of finished matches';
+comment on column manette.players.purge_failed_at is 'last time the purge of unused guests failed to erase this guest (manette.sweep_guests): it is tried again a day later, the others are not held up; each failure is a ''guests purge failed'' audit row';
 
 -- Indexes
 CREATE INDEX players_game_created_idx ON manette.players USING btree (game_id, created_at DESC, id DESC);
