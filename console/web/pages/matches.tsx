@@ -3,11 +3,15 @@
 // and the room of every match listed, where each move's `etat` comes); one match with its
 // state, participants and history replayed step by step (states computed on the server
 // by the match's own rules); an operator's end or cancel (the CLI's match_end /
-// match_cancel, audited). Realtime delivers at most once: the page re-reads the list on
-// every join, every game-topic event, every gap, and every 30 s (every 5 s without Realtime).
+// match_cancel, audited). The page shows only what the server reads back: an event is a
+// hint to re-read (at most once a second), never data, since participants may broadcast
+// anything in their room (`diffusion_joueurs`); the socket's frames go through
+// realtime-guard.ts first. Realtime delivers at most once: the page also re-reads on every
+// join and every 30 s (every 5 s without Realtime).
 import { RealtimeClient, type RealtimeChannel } from '@supabase/realtime-js';
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, gamePath, qs } from '../api.js';
+import { guardedDecode } from '../realtime-guard.js';
 import { t, useLang, when } from '../i18n.js';
 import { href } from '../router.js';
 import type { ConsolePage, PageProps } from '../types.js';
@@ -43,10 +47,29 @@ const SAFETY_MS = 30_000;
 const POLL_MS = 5_000;
 /** The replay is read in windows of this many states. */
 const WINDOW = 100;
+/** At most one re-read per this many ms, however many events come (a participant may send hundreds). */
+const HINT_GAP_MS = 1_000;
 
 // == Realtime ======================================================================
 type LiveState = 'off' | 'connecting' | 'live' | 'error';
-type Handlers = Record<string, (payload: any) => void>;
+/** Per event name, what to do when one comes. No payload is handed over: it is never trusted. */
+type Handlers = Record<string, () => void>;
+
+/**
+ * `fn`, called at once on a first hint, then at most once per `gapMs` however many hints come
+ * (the last one always leads to a call after it). Stable across renders.
+ */
+function useHint(fn: () => void, gapMs = HINT_GAP_MS): () => void {
+  const f = useRef(fn);
+  f.current = fn;
+  const s = useRef<{ last: number; timer: ReturnType<typeof setTimeout> | undefined }>({ last: 0, timer: undefined });
+  useEffect(() => () => { if (s.current.timer) clearTimeout(s.current.timer); }, []);
+  return useCallback(() => {
+    const st = s.current;
+    if (st.timer) return;
+    st.timer = setTimeout(() => { st.timer = undefined; st.last = Date.now(); f.current(); }, Math.max(0, st.last + gapMs - Date.now()));
+  }, [gapMs]);
+}
 
 /**
  * One socket for the page, with the console token (GET /games/:jeu/realtime), renewed a
@@ -61,7 +84,10 @@ class LiveLink {
   static async open(jeu: string): Promise<LiveLink | null> {
     const settings = await api.get<RealtimeSettings | null>(gamePath(jeu, 'realtime'));
     if (!settings) return null;
-    const client = new RealtimeClient(settings.url, { params: { apikey: settings.key } });
+    // Every frame goes through the guard before realtime-js reads it (realtime-guard.ts).
+    const guard = guardedDecode();
+    const client = new RealtimeClient(settings.url, { params: { apikey: settings.key }, decode: guard.decode });
+    guard.setInner(client.serializer.decode.bind(client.serializer));
     await client.setAuth(settings.token);
     const link = new LiveLink(jeu, settings, client);
     link.scheduleRenew(settings.token_expire_le);
@@ -93,7 +119,7 @@ class LiveLink {
     const subscribe = () => {
       const ch = this.client.channel(topic, { config: { private: true } });
       channel = ch;
-      for (const [event, cb] of Object.entries(handlers)) ch.on('broadcast', { event }, (m: { payload: unknown }) => cb(m.payload));
+      for (const [event, cb] of Object.entries(handlers)) ch.on('broadcast', { event }, () => cb());
       onState('connecting');
       ch.subscribe((status) => {
         if (stopped || channel !== ch) return;
@@ -168,8 +194,9 @@ function Countdown({ iso }: { iso: string | null | undefined }) {
     const id = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(id);
   }, [iso]);
-  if (!iso) return null;
-  const left = Math.max(0, Math.ceil((Date.parse(iso) - now) / 1000));
+  const at = iso ? Date.parse(iso) : NaN;
+  if (!Number.isFinite(at)) return null;
+  const left = Math.max(0, Math.ceil((at - now) / 1000));
   return <span class={`countdown${left <= 10 ? ' soon' : ''}`} title={when(iso)}>{t({ en: '{s} s left', fr: 'encore {s} s' }, { s: left })}</span>;
 }
 
@@ -201,38 +228,25 @@ function MatchListView({ jeu, session }: PageProps) {
   const live = link && gameLive === 'live';
   const loaded = useLoad(() => api.get<MatchList>(`${gamePath(jeu, 'matches')}${qs({ statut, limit: PAGE, offset })}`),
     [jeu, statut, offset], live ? SAFETY_MS : POLL_MS);
-  const [rows, setRows] = useState<ListedMatch[]>([]);
-  useEffect(() => { if (loaded.data) setRows(loaded.data.parties); }, [loaded.data]);
-  const reload = useRef(loaded.reload);
-  reload.current = loaded.reload;
+  // The rows are the server's answer, never an event's payload (docs/console.md#matches, "What the page trusts").
+  const rows = loaded.data?.parties ?? [];
+  const reload = useHint(loaded.reload);
 
   // The game's topic: a new match → re-read; joined (again) → re-read.
   useEffect(() => {
     if (!link) { setGameLive('off'); return; }
-    return link.join(link.settings.topic_jeu, { partie: () => reload.current() }, setGameLive, () => reload.current());
-  }, [link]);
+    return link.join(link.settings.topic_jeu, { partie: reload }, setGameLive, reload);
+  }, [link, reload]);
 
-  // Each listed match in progress: its room's `etat` updates its row; a gap or an end re-reads.
+  // Each listed match in progress: an `etat` or `action` in its room → re-read the list.
   const watched = rows.filter((r) => r.statut === 'en_cours').map((r) => r.id);
   const watchedKey = watched.join(',');
   useEffect(() => {
     if (!link || watched.length === 0) return;
-    const stops = watched.map((id) => link.join(`${link.settings.prefixe_partie}${id}`, {
-      etat: (p: Partie) => {
-        let reread = false;
-        setRows((cur) => cur.map((r) => {
-          if (r.id !== p.id) return r;
-          if (p.numero_tour > r.numero_tour + 1 || p.statut !== r.statut) reread = true;
-          if (p.numero_tour < r.numero_tour) return r; // older than what is shown
-          return { ...r, statut: p.statut, numero_tour: p.numero_tour, tour_joueur: p.tour_joueur, tour_expire_le: p.tour_expire_le ?? null,
-            gagnant_id: p.gagnant_id, gagnant_equipe: p.gagnant_equipe, maj_le: p.maj_le, termine_le: p.termine_le,
-            nombre_actions: r.nombre_actions + 1 };
-        }));
-        if (reread) reload.current();
-      },
-    }, () => undefined, () => undefined));
+    const stops = watched.map((id) => link.join(`${link.settings.prefixe_partie}${id}`, { etat: reload, action: reload },
+      () => undefined, () => undefined));
     return () => { for (const stop of stops) stop(); };
-  }, [link, watchedKey]);
+  }, [link, watchedKey, reload]);
 
   const statuses: [Statut, string][] = [
     ['en_cours', t({ en: 'In progress', fr: 'En cours' })], ['terminee', t({ en: 'Over', fr: 'Terminées' })],
@@ -282,8 +296,8 @@ function MatchListView({ jeu, session }: PageProps) {
         </>}
       </Show>
       <p class="muted small">{link
-        ? t({ en: 'New matches and every move arrive over Realtime; the list is also re-read every 30 s, since Realtime may drop an event.',
-          fr: 'Les nouvelles parties et chaque coup arrivent par Realtime ; la liste est aussi relue toutes les 30 s, car Realtime peut perdre un événement.' })
+        ? t({ en: 'New matches and every move are heard over Realtime, then read from the database (an event itself is never shown); the list is also re-read every 30 s, since Realtime may drop an event.',
+          fr: 'Les nouvelles parties et chaque coup sont entendus par Realtime, puis lus dans la base (un événement n’est jamais affiché tel quel) ; la liste est aussi relue toutes les 30 s, car Realtime peut perdre un événement.' })
         : t({ en: 'Without Realtime (`npm start` runs one locally, or set MANETTE_REALTIME_URL), the list is re-read every 5 s.',
           fr: 'Sans Realtime (`npm start` en lance un en local, ou MANETTE_REALTIME_URL), la liste est relue toutes les 5 s.' })}</p>
     </Card>
@@ -326,16 +340,18 @@ function MatchDetailView({ jeu, id, session }: { jeu: string; id: string; sessio
   const [step, setStep] = useState<number | null>(null);
   const shown = step ?? total ?? 0;
   const windowStart = Math.floor(shown / WINDOW) * WINDOW;
+  // Re-read when the match read back changed (a new action, an end, a cancel), not on an event.
   const replay = useLoad(() => api.get<Replay>(`${gamePath(jeu, 'matches', id, 'replay')}${qs({ depuis: windowStart, limit: WINDOW })}`),
-    [jeu, id, windowStart, total]);
+    [jeu, id, windowStart, total, detail.data?.maj_le, detail.data?.statut]);
   const reloads = useRef(() => {});
   reloads.current = () => { detail.reload(); replay.reload(); };
+  // An `etat` or `action` in the room only says "re-read the match" (its payload is never read).
+  const hint = useHint(detail.reload);
 
   useEffect(() => {
     if (!link) { setRoomLive('off'); return; }
-    return link.join(`${link.settings.prefixe_partie}${id}`, { etat: () => reloads.current(), action: () => reloads.current() },
-      setRoomLive, () => reloads.current());
-  }, [link, id]);
+    return link.join(`${link.settings.prefixe_partie}${id}`, { etat: hint, action: hint }, setRoomLive, hint);
+  }, [link, id, hint]);
 
   return (
     <>
