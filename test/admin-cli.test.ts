@@ -193,7 +193,7 @@ describe('manette import', () => {
       cli(['import', 'adm-tables', 'notes', huge], EN),
       cliJson(['import', 'adm-tables', 'notes', await file('vide3.json', ' ')], EN),
     ]);
-    expect(notJson).toMatchObject({ code: 1, stderr: expect.stringMatching(/casse\.json n’est pas du JSON valide : /) });
+    expect(notJson).toMatchObject({ code: 1, stderr: expect.stringMatching(/casse\.json n’est pas du JSON valide \(fin du fichier atteinte trop tôt\)/) });
     expect(ragged).toMatchObject({ code: 1, stderr: expect.stringMatching(/bancal\.csv : CSV invalide ligne 3 /) });
     expect(absent).toMatchObject({ code: 1, stderr: `fichier introuvable ou illisible : ${path.join(dir, 'absent.json')}\n` });
     expect(tooMany).toMatchObject({ code: 1, stderr: `${many} : 100001 lignes, 100 000 au plus par import\n` });
@@ -406,6 +406,9 @@ describe('manette players and manette match', () => {
     expect(human.stdout).toContain(`partie      : ${matchId}\n`);
     expect(human.stdout).toContain('mode        : 1v1 (règles morpion)\n');
     expect(human.stdout).toContain(`tour        : 4 (${pseudo(o)})\n`);
+    expect(human.stdout).toContain('statut      : en cours (en_cours)\n');
+    // In English, the status in English (the wire value beside it).
+    expect((await cli(['match', 'show', 'adm-play', code], EN)).stdout).toMatch(/^status +: in progress \(en_cours\)$/m);
     expect(human.stdout).toContain(`code salon  : ${code}\n`);
     expect(human.stdout).toContain('Participants (2)\nPLACE  ÉQUIPE  PSEUDO');
     const seatLines = human.stdout.split('Participants (2)\n')[1]!.split('\n').slice(0, 3);

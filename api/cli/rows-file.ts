@@ -4,6 +4,7 @@
 // both; every problem with the text is a CliError naming it (invalid_input).
 import path from 'node:path';
 import { CsvError, parse } from 'csv-parse/sync';
+import { jsonErrorText } from '../config/json-error.js';
 import { CliError } from './database.js';
 import { say, type Lang } from './locale.js';
 
@@ -55,7 +56,7 @@ function parseJsonRows(file: string, text: string, lang: Lang): ImportInput {
   try {
     rows = JSON.parse(text);
   } catch (err) {
-    throw new CliError(say({ fr: '{file} n’est pas du JSON valide : {m}', en: '{file} is not valid JSON: {m}' }, lang, { file, m: (err as Error).message }));
+    throw new CliError(jsonErrorText(file, text, (err as Error).message, lang));
   }
   if (!Array.isArray(rows)) {
     throw new CliError(say({ fr: '{file} : un tableau JSON d’objets est attendu', en: '{file}: a JSON array of objects is expected' }, lang, { file }));

@@ -5,6 +5,7 @@ import { asAdmin } from '../db/admin.js';
 import { parseGameConfig } from './game-config.js';
 import { newApiKey } from '../security/tokens.js';
 import type { Lang } from '../http/messages.js';
+import { jsonErrorText } from './json-error.js';
 
 export interface ApplyResult { ok: true; jeu: string; api_key: string }
 
@@ -26,11 +27,7 @@ export async function readGameFile(file: string, lang: Lang = 'fr') {
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    // The parser's own text is English: French says where instead.
-    const at = /position (\d+)/.exec((err as Error).message)?.[1];
-    throw new GameFileError(lang === 'fr'
-      ? `${file} n’est pas du JSON valide (${at === undefined ? 'fin du fichier atteinte trop tôt' : `position ${at}`})`
-      : `${file} is not valid JSON: ${(err as Error).message}`, 'invalid_json');
+    throw new GameFileError(jsonErrorText(file, text, (err as Error).message, lang), 'invalid_json');
   }
   const parsed = parseGameConfig(raw, lang);
   if (!parsed.ok) throw new GameFileError(`${file}${lang === 'fr' ? ' : ' : ': '}${parsed.error}`, 'invalid_game_file');
@@ -46,3 +43,4 @@ export async function applyGameFile(databaseUrl: string, file: string, lang: Lan
 export async function gameCount(databaseUrl: string): Promise<number> {
   return asAdmin(databaseUrl, async (client) => Number((await client.query('select manette_admin.game_count() as n')).rows[0].n));
 }
+

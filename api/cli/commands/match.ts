@@ -118,7 +118,7 @@ function renderMatch(m: MatchDetail, fr: boolean): string {
   const head = textFields([
     [fr ? 'partie' : 'match', m.id],
     ['mode', `${m.mode_jeu} (${fr ? 'règles' : 'rules'} ${m.regles})`],
-    [fr ? 'statut' : 'status', m.statut],
+    [fr ? 'statut' : 'status', statusText(m.statut, fr)],
     [fr ? 'tour' : 'turn', `${m.numero_tour}${m.tour_joueur !== null ? ` (${pseudo(m.tour_joueur)})` : ''}`],
     [fr ? 'code salon' : 'room code', m.code_salon],
     [fr ? 'gagnant' : 'winner', winner],
@@ -137,4 +137,13 @@ function renderMatch(m: MatchDetail, fr: boolean): string {
       m.actions.map((a) => [a.seq, a.numero_tour, a.pseudo ?? a.joueur_id, a.action, a.joue_le, JSON.stringify(a.donnees)]));
   return [head, '', say({ fr: 'Participants ({n})', en: 'Participants ({n})' }, fr ? 'fr' : 'en', { n: m.participants.length }), participants,
     '', say({ fr: 'Actions ({n})', en: 'Actions ({n})' }, fr ? 'fr' : 'en', { n: m.actions.length }), actions].join('\n');
+}
+
+/** A match's status for a person, in their language, with the wire value (`--json` has it alone). */
+function statusText(statut: string, fr: boolean): string {
+  const words: Record<string, [string, string]> = {
+    en_cours: ['en cours', 'in progress'], terminee: ['terminée', 'finished'], annulee: ['annulée', 'cancelled'],
+  };
+  const w = words[statut];
+  return w ? `${w[fr ? 0 : 1]} (${statut})` : statut;
 }
