@@ -63,7 +63,7 @@ const Article = z.strictObject({
   code: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/),
   nom: z.string().min(1).max(200),
   description: z.string().max(2000).optional(),
-  prix: z.number().finite().min(0),
+  prix: z.number().finite().min(0).max(MAX_AMOUNT),
   devise: z.string().min(1).max(32),
   image_url: z.url().optional(),
   metadonnees: z.record(z.string(), z.unknown()).optional(),

@@ -1,7 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.shop_acheter(ctx jsonb, body jsonb)
--- Current definition from supabase/migrations/20261129000100_economy.sql
+-- Current definition from supabase/migrations/20261130001003_economy_bounds.sql
+-- Earlier versions in: 20261129000100_economy.sql
 -- Calls: manette.authenticate, manette.economy_apply, manette.economy_movements, manette.fail, manette.shop_article_buyable
 -- Called by: api.idempotent
 CREATE OR REPLACE FUNCTION api.shop_acheter(ctx jsonb, body jsonb)
@@ -14,7 +15,7 @@ declare
   caller   manette.caller := manette.authenticate(ctx, 'required');
   qty      bigint := coalesce((body->>'quantite')::bigint, 1);
   art      manette.shop_articles;
-  total    bigint;
+  total    numeric;
   result   jsonb;
 begin
   select s.* into art from manette.shop_articles s
@@ -29,7 +30,10 @@ begin
   if not manette.shop_article_buyable(art) then
     perform manette.fail('article_non_achetable', 409);
   end if;
-  total := art.price::bigint * qty;
+  -- numeric: no product overflows, whatever a file applied by hand holds (the game file
+  -- bounds prix to 10^12); economy_apply answers solde_insuffisant to a debit no balance
+  -- can pay (a balance is a bigint).
+  total := pg_catalog.round(art.price) * qty;
   result := manette.economy_apply(caller.game_id, caller.player_id,
     case when total > 0 then jsonb_build_array(jsonb_build_object('monnaie', art.currency, 'delta', -total)) else '[]'::jsonb end
       || manette.economy_movements(art.contents, qty),

@@ -1,8 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette.economy_apply(game_id uuid, player_id uuid, movements jsonb, reason text, ref jsonb, clip boolean)
--- Current definition from supabase/migrations/20261129000300_economy_rules.sql
--- Earlier versions in: 20261129000100_economy.sql
+-- Current definition from supabase/migrations/20261130001003_economy_bounds.sql
+-- Earlier versions in: 20261129000100_economy.sql, 20261129000300_economy_rules.sql
 -- Calls: manette.economy_inventory, manette.economy_wallet, manette.fail
 -- Called by: api.economie_utiliser, api.shop_acheter, manette.match_economy, manette.match_reward, manette_admin.economy_grant
 CREATE OR REPLACE FUNCTION manette.economy_apply(game_id uuid, player_id uuid, movements jsonb, reason text, ref jsonb DEFAULT '{}'::jsonb, clip boolean DEFAULT false)
@@ -16,7 +16,7 @@ declare
   cur       manette.currencies;
   itm       manette.items;
   lim       bigint;
-  d         bigint;
+  d         numeric;   -- a movement may exceed a bigint (a file applied by hand): compared in numeric
   before    bigint;
   after_amt bigint;
   created   boolean;
@@ -35,12 +35,12 @@ begin
     select x.kind, x.code, x.delta from (
       select case when e.m ? 'monnaie' then 'monnaie' else 'objet' end as kind,
              coalesce(e.m->>'monnaie', e.m->>'objet') as code,
-             (e.m->>'delta')::bigint as delta, e.n
+             (e.m->>'delta')::numeric as delta, e.n
       from jsonb_array_elements(movements) with ordinality e(m, n)) x
     order by x.kind collate "C", x.code collate "C", x.n
   loop
     d := mv.delta;
-    if mv.code is null or d is null then
+    if mv.code is null or d is null or d <> pg_catalog.trunc(d) then
       raise exception 'manette.economy_apply: bad movement %', movements;
     end if;
     continue when d = 0;
@@ -65,9 +65,12 @@ begin
         d := least(d, cur.cap - before);
         continue when d <= 0;
       end if;
-      update manette.balances b set amount = b.amount + d
+      -- In numeric: a debit larger than any balance is solde_insuffisant, a credit beyond
+      -- the cap or the largest bigint limite_atteinte, never an overflow.
+      update manette.balances b set amount = (b.amount::numeric + d)::bigint
       where b.player_id = economy_apply.player_id and b.currency = mv.code
-        and b.amount + d >= 0 and (d < 0 or cur.cap is null or b.amount + d <= cur.cap)
+        and b.amount::numeric + d >= 0
+        and (d < 0 or b.amount::numeric + d <= coalesce(cur.cap, 9223372036854775807))
       returning b.amount into after_amt;
       if not found then
         perform manette.fail(case when d < 0 then 'solde_insuffisant' else 'limite_atteinte' end, 409,
@@ -89,9 +92,10 @@ begin
         d := least(d, lim - before);
         continue when d <= 0;
       end if;
-      update manette.inventory v set quantity = v.quantity + d
+      update manette.inventory v set quantity = (v.quantity::numeric + d)::bigint
       where v.player_id = economy_apply.player_id and v.item = mv.code
-        and v.quantity + d >= 0 and (d < 0 or lim is null or v.quantity + d <= lim)
+        and v.quantity::numeric + d >= 0
+        and (d < 0 or v.quantity::numeric + d <= coalesce(lim, 9223372036854775807))
       returning v.quantity into after_amt;
       if not found then
         perform manette.fail(case when d < 0 then 'quantite_insuffisante' else 'limite_atteinte' end, 409,

@@ -1,8 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette_admin.apply_part_shop(game_id uuid, config jsonb)
--- Current definition from supabase/migrations/20261129000100_economy.sql
--- Earlier versions in: 20261122000600_shop_panel.sql
+-- Current definition from supabase/migrations/20261130001003_economy_bounds.sql
+-- Earlier versions in: 20261122000600_shop_panel.sql, 20261129000100_economy.sql
 -- Calls: manette.economy_contents_error
 CREATE OR REPLACE FUNCTION manette_admin.apply_part_shop(game_id uuid, config jsonb)
  RETURNS void
@@ -24,6 +24,15 @@ begin
   from jsonb_array_elements(coalesce(config->'boutique', '[]'::jsonb)) with ordinality a(v, n)
   where coalesce(config->'monnaies', '{}'::jsonb) ? (a.v->>'devise')
     and (a.v->>'prix')::numeric <> trunc((a.v->>'prix')::numeric)
+  limit 1;
+  if bad is not null then
+    raise exception '%', bad;
+  end if;
+  -- Prices are bounded as every amount of a contenu (docs/economy.md): 0..10^12.
+  select 'boutique.' || (a.n - 1) || '.prix: prix de 0 à 1000000000000 attendu' into bad
+  from jsonb_array_elements(coalesce(config->'boutique', '[]'::jsonb)) with ordinality a(v, n)
+  where jsonb_typeof(a.v->'prix') = 'number'
+    and not ((a.v->>'prix')::numeric between 0 and 1000000000000)
   limit 1;
   if bad is not null then
     raise exception '%', bad;
