@@ -10,10 +10,13 @@
 // {t: 'stop'}, SIGTERM, SIGINT, SIGHUP) it stops Postgres with a fast shutdown (SIGINT),
 // SIGKILL after 15 s, and exits. A poll of its parent pid backs the pipe up.
 //
-// It also keeps Postgres up: when the postmaster dies (crash, kill -9), it is started
-// again after 0.25 s, 0.5 s, 1 s, ... up to 10 s between attempts (the count restarts
-// once Postgres has run for 30 s), each step reported to the parent. The façade's pool
-// and the local Realtime reconnect by themselves once it is back.
+// It also keeps Postgres up: when the postmaster ends (crash, kill -9, a fast shutdown
+// someone else asked for), it is started again after 0.25 s, 0.5 s, 1 s, ... up to 10 s
+// between attempts (the count restarts once Postgres has run for 30 s), each step reported
+// to the parent. Processes the dead postmaster left (a walsender kept busy by its client
+// may never notice) are given 5 s, then killed: while they live, they hold its shared
+// memory and no new postmaster may start. The façade's pool and the local Realtime
+// reconnect by themselves once it is back.
 //
 // Before each start it clears what a previous run left: a live postmaster of this data
 // directory whose Manette is gone (the caller holds the instance lock, so no live Manette
@@ -54,6 +57,8 @@ export type ToSupervisor = { t: 'stop' };
 
 const STOP_GRACE_MS = 15_000;
 const KILL_WAIT_MS = 5_000;
+/** How long the processes of a postmaster that died may take to follow it before they are killed. */
+const ORPHANS_WAIT_MS = 5_000;
 const STABLE_MS = 30_000;
 const MAX_BACKOFF_MS = 10_000;
 /** Before the first ready, only these failures are retried (an old run still going away). */
@@ -225,6 +230,20 @@ export async function supervise(cfg: SupervisorConfig): Promise<void> {
     }
   }
 
+  /**
+   * The processes a dead postmaster left (a backend or walsender that has not noticed its
+   * death: one kept busy by its client may never look) hold its shared memory, and a new
+   * postmaster refuses to start while they live ("pre-existing shared memory block is still
+   * in use"): given ORPHANS_WAIT_MS to go, then killed. Nothing they do can commit any more.
+   */
+  async function clearOrphans(postmaster: number): Promise<void> {
+    if (await waitGone(() => postgresProcessesOf(databaseDir), ORPHANS_WAIT_MS)) return;
+    const left = postgresProcessesOf(databaseDir);
+    event('warn', 'killing the processes the stopped Postgres left behind', { postmaster, pids: left });
+    for (const pid of left) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+    await waitGone(() => postgresProcessesOf(databaseDir), KILL_WAIT_MS);
+  }
+
   const bin = await binaries();
   const locale = await bestLocale();
   const ids = await postgresUser();
@@ -306,6 +325,7 @@ export async function supervise(cfg: SupervisorConfig): Promise<void> {
       event('error', 'the embedded Postgres stopped unexpectedly', {
         pid: pg.proc.pid, code: pg.proc.exitCode, signal: pg.proc.signalCode, last: pg.tail.slice(-3).join('\n'),
       });
+      await clearOrphans(pg.proc.pid!);
     } else {
       if (stopping) break;
       const why = pg.tail.filter((l) => /FATAL|ERROR|PANIC/.test(l)).pop() ?? pg.tail.slice(-1)[0] ?? '';

@@ -55,7 +55,8 @@ const lsnOf = (lsn: string | null | undefined): bigint => {
   const [hi = '0', lo = '0'] = lsn.split('/');
   return (BigInt(`0x${hi}`) << 32n) | BigInt(`0x${lo}`);
 };
-const lsnText = (v: bigint): string => `${(v >> 32n).toString(16).toUpperCase()}/${(v & 0xffffffffn).toString(16).toUpperCase()}`;
+/** Postgres's epoch (2000-01-01 UTC), for the status updates' clock. */
+const PG_EPOCH_MS = Date.UTC(2000, 0, 1);
 
 /** The slot's name: Realtime's, with a suffix of this stand-in (slot names are cluster-wide). */
 function slotName(delivery: Delivery, database: string): string {
@@ -190,9 +191,30 @@ export async function startReplication(opts: {
 
   /** The position the server may forget up to: never inside a transaction being received. */
   const safePosition = () => (txn ? commitEnd : (walEnd > commitEnd ? walEnd : commitEnd));
+  /**
+   * A Standby Status Update ('r') confirming exactly `safePosition()` as written, flushed and
+   * applied, as a logical replication consumer does (Postgres's own apply worker, Realtime):
+   * a commit's end LSN and a keepalive's WAL end are already "the last byte + 1", so that
+   * position is the one processed. Not pg-logical-replication's acknowledge(), which adds 1:
+   * confirming one past what the server has sent, its walsender never sees itself caught up
+   * (WalSndDone wants the confirmed position to equal the sent one) and a fast shutdown of
+   * the database never finishes while this connection is up.
+   */
   const acknowledge = (ping = false) => {
     if (!service || !streaming) return;
-    void service.acknowledge(lsnText(safePosition()), ping).catch(() => {});
+    const connection = (client as unknown as { connection?: { sendCopyFromChunk(b: Buffer): void } } | undefined)?.connection;
+    if (!connection) return;
+    const position = safePosition();
+    const update = Buffer.alloc(34);
+    update.write('r', 0, 'latin1');
+    update.writeBigUInt64BE(position, 1); // written
+    update.writeBigUInt64BE(position, 9); // flushed
+    update.writeBigUInt64BE(position, 17); // applied
+    update.writeBigInt64BE(BigInt(Date.now() - PG_EPOCH_MS) * 1000n, 25); // microseconds since 2000-01-01
+    update.writeUInt8(ping ? 1 : 0, 33);
+    try {
+      connection.sendCopyFromChunk(update);
+    } catch { /* the connection is going away: it reconnects */ }
   };
 
   function onData(_lsn: string, msg: Pgoutput.Message): void {
