@@ -345,6 +345,12 @@ function suspensionMessage(apiError: ApiError, l: Lang): string | undefined {
   return messageFor('compte_suspendu', l, 'temporaire').replace('{jusqu_a}', `${date} UTC`);
 }
 
+/** "Missing or invalid field." → "Missing or invalid field: mime_type." (the fields named). */
+function withFields(message: string, fields: string[] | undefined, l: Lang): string {
+  if (!fields?.length) return message;
+  return `${message.replace(/\.$/, '')}${l === 'fr' ? ' : ' : ': '}${fields.join(', ')}.`;
+}
+
 const errorHandler = (logger: Logger) => (err: unknown, req: Request, res: Response, _next: NextFunction) => {
   const l = lang(req);
   const apiError = mapError(err, l);
@@ -353,7 +359,7 @@ const errorHandler = (logger: Logger) => (err: unknown, req: Request, res: Respo
   res.status(apiError.status).json({
     ok: false,
     error: apiError.code,
-    message: suspensionMessage(apiError, l) ?? messageFor(apiError.code, l, apiError.extra.reason),
+    message: suspensionMessage(apiError, l) ?? withFields(messageFor(apiError.code, l, apiError.extra.reason), apiError.extra.fields, l),
     ...(apiError.extra.reason ? { reason: apiError.extra.reason } : {}),
     ...(apiError.extra.details ? { details: apiError.extra.details } : {}),
     ...(apiError.extra.until !== undefined ? { jusqu_a: apiError.extra.until } : {}),

@@ -9,7 +9,11 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
-    readonly extra: { reason?: string; details?: FieldIssue[]; retryAfter?: number; until?: string | null } = {},
+    readonly extra: {
+      reason?: string; details?: FieldIssue[]; retryAfter?: number; until?: string | null;
+      /** Fields the message names (an error whose envelope has no `details`: an upload's champ_invalide). */
+      fields?: string[];
+    } = {},
   ) {
     super(code);
   }

@@ -115,6 +115,15 @@ describe('POST /storage/upload', () => {
     expectUploadFailed(await api.post('/storage/upload', body, { token: amir }), 400, 'champ_invalide');
   });
 
+  it('champ_invalide names the field at fault in its message, in the player\'s language', async () => {
+    const fr = await api.post('/storage/upload', { nom: 'x.txt', contenu: 'x' }, { token: amir });
+    expectUploadFailed(fr, 400, 'champ_invalide');
+    expect(fr.body.message).toBe('Champ manquant ou invalide : mime_type.');
+    const en = await api.post('/storage/upload', { nom: 'x.txt', contenu: 'x', mime_type: 'text/plain', ecraser: 'oui' },
+      { token: amir, headers: { 'accept-language': 'en' } });
+    expect(en.body.message).toBe('Missing or invalid field: ecraser.');
+  });
+
   it('champ_invalide for a POST without a body', async () => {
     expectUploadFailed(await api.request('POST', '/storage/upload', { token: amir }), 400, 'champ_invalide');
   });

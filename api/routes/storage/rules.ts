@@ -5,9 +5,12 @@
 // surrogates), which it turns into values SQL refuses with its own reason.
 import { z } from 'zod';
 import { ApiError } from '../../http/errors.js';
+import type { FieldIssue } from '../../http/errors.js';
 
-/** A malformed body is an upload failure like the others (400), not validation_failed. */
-export const champInvalide = () => new ApiError(400, 'upload_failed', { reason: 'champ_invalide' });
+/** A malformed body is an upload failure like the others (400), not validation_failed; its
+ *  message names the fields at fault (the contract keeps `details` for validation_failed). */
+export const champInvalide = (issues: FieldIssue[] = []) => new ApiError(400, 'upload_failed',
+  { reason: 'champ_invalide', fields: [...new Set(issues.map((i) => i.champ).filter(Boolean))] });
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
