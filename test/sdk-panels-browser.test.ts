@@ -109,6 +109,10 @@ describe.skipIf(!haveBrowser)('SDK panels in a browser', () => {
     await page.$eval('#c', (el) => { (el as unknown as { theme: object }).theme = { couleur_primaire: 'rgb(0, 0, 255)' }; });
     expect(await shadowStyle(page, '#c', 'button[type=submit]', 'background-color')).toBe('rgb(0, 0, 255)');
     expect(await shadowStyle(page, '#a', 'button[type=submit]', 'background-color')).toBe('rgb(255, 0, 102)');
+    // A font without a generic family gets the default stack after it: a device without it
+    // falls back to the panels' sans-serif, not to the browser's serif.
+    await page.$eval('#c', (el) => { (el as unknown as { theme: object }).theme = { police: 'Fredoka' }; });
+    expect(await shadowStyle(page, '#c', 'h2', 'font-family')).toBe('Fredoka, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif');
     // CSS parts: the page can restyle any part.
     await page.addStyleTag({ content: '#a::part(title) { text-transform: uppercase; }' });
     expect(await shadowStyle(page, '#a', 'h2', 'text-transform')).toBe('uppercase');

@@ -83,7 +83,17 @@ export const cssVar = (key: string) => `--manette-${key.replace(/_/g, '-')}`;
 function cssValue(key: string, value: string | null | undefined): string | null {
   if (value === null || value === undefined || value === '') return null;
   if (key.endsWith('_url')) return `url("${value.replace(/["\\\n\r]/g, (c) => `\\${c.charCodeAt(0).toString(16)} `)}")`;
+  if (key === 'police') return fontStack(value);
   return value;
+}
+
+/** The default panels' fonts, after a theme's own: a font the device lacks falls back to them, not to serif. */
+export const FONT_FALLBACK = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+const GENERIC_FAMILY = /(^|,)\s*(serif|sans-serif|monospace|cursive|fantasy|system-ui|ui-[a-z-]+|math|emoji|fangsong)\s*$/i;
+
+/** A theme's `police` as a stack: as given when it ends with a generic family, else followed by FONT_FALLBACK. */
+export function fontStack(police: string): string {
+  return GENERIC_FAMILY.test(police) ? police : `${police}, ${FONT_FALLBACK}`;
 }
 
 type Child = Node | string | null | undefined | false;
