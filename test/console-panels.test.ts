@@ -180,7 +180,10 @@ describe.skipIf(!haveBrowser)('the editor in Chromium', () => {
     const head = original.slice(0, original.indexOf('"panel"'));
     expect(text.slice(0, head.length)).toBe(head);
     expect(text.endsWith('}\n')).toBe(true);
-    expect(text).toContain('\n  "panel": {\n    "theme": {\n      "couleur_primaire": "#e17055",\n');
+    // The panel keeps its layout too: only the values that changed are edited, in place.
+    expect(text.slice(head.length)).toBe(original.slice(head.length)
+      .replace('"couleur_primaire": "#6c5ce7"', `"couleur_primaire": "${NEW_COLOUR}"`)
+      .replace('"connexion_titre": "Morpion"', '"connexion_titre": "Prêt à jouer ?"'));
     const { panel: _p, ...rest } = json;
     const { panel: _o, ...restBefore } = JSON.parse(original);
     expect(rest).toEqual(restBefore);

@@ -16,6 +16,7 @@
 // computed here.
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { applyEdits, modify, parse, type ParseError } from 'jsonc-parser';
 import path from 'node:path';
 import { z } from 'zod';
 import { canonicalJson } from '../../../api/canonical-json.js';
@@ -108,78 +109,43 @@ async function fileState(file: string, jeu: string, lang: Lang): Promise<{ state
 }
 
 /**
- * The file's text with its top-level `key` set to `value`, everything else as it was
- * (spacing, other keys and their order): the value's span replaced, or the key added
- * last. `undefined` when the text is not a JSON object this can edit.
+ * The file's text with its `panel` part made `panel`, edited where it stands: each theme
+ * or text key that changed is set, added or removed in place (jsonc-parser's edits), so
+ * the rest of the file and of the panel keeps its layout, one-line objects included.
+ * `undefined` when the text is not a JSON object.
  */
-export function withTopLevelValue(text: string, key: string, value: unknown): string | undefined {
-  let i = 0;
-  const ws = () => { while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++; };
-  const str = () => {
-    const start = i++;
-    while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
-    i++;
-    return JSON.parse(text.slice(start, i)) as string;
+export function withPanel(text: string, panel: Json | undefined): string | undefined {
+  const errors: ParseError[] = [];
+  const current = parse(text, errors) as unknown;
+  if (errors.length || !current || typeof current !== 'object' || Array.isArray(current)) return undefined;
+  // The file's own indentation for what is added (its first indented line), else two spaces.
+  const indent = /\n([ \t]+)\S/.exec(text)?.[1] ?? '  ';
+  const formattingOptions = { insertSpaces: !indent.startsWith('\t'), tabSize: indent.startsWith('\t') ? 1 : indent.length, eol: '\n' };
+  let out = text;
+  const set = (path: (string | number)[], value: unknown) => {
+    out = applyEdits(out, modify(out, path, value, { formattingOptions }));
   };
-  const skipValue = () => {
-    if (text[i] === '"') { str(); return; }
-    if (text[i] === '{' || text[i] === '[') {
-      let depth = 0;
-      do {
-        const c = text[i];
-        if (c === '"') { str(); continue; }
-        if (c === '{' || c === '[') depth++;
-        else if (c === '}' || c === ']') depth--;
-        i++;
-      } while (depth > 0 && i < text.length);
-      return;
+  const isObject = (v: unknown): v is Json => !!v && typeof v === 'object' && !Array.isArray(v);
+  const same = (a: unknown, b: unknown) => canonicalJson(a ?? null) === canonicalJson(b ?? null);
+  const before = (current as Json).panel;
+  if (!isObject(before) || !isObject(panel)) {
+    if (!same(before, panel)) set(['panel'], panel);
+    return out;
+  }
+  for (const part of new Set([...Object.keys(before), ...Object.keys(panel)])) {
+    const [was, now] = [before[part], panel[part]];
+    if (isObject(was) && isObject(now)) {
+      for (const k of new Set([...Object.keys(was), ...Object.keys(now)])) if (!same(was[k], now[k])) set(['panel', part, k], now[k]);
+    } else if (!same(was, now)) {
+      set(['panel', part], now);
     }
-    while (i < text.length && !',}] \t\n\r'.includes(text[i]!)) i++;
-  };
-  ws();
-  if (text[i] !== '{') return undefined;
-  const open = i++;
-  let found: { start: number; end: number; lineStart: number } | undefined;
-  let lastEnd = -1;
-  let firstKeyAt = -1;
-  for (;;) {
-    ws();
-    if (text[i] === '}') break;
-    if (text[i] !== '"') return undefined;
-    const keyAt = i;
-    if (firstKeyAt < 0) firstKeyAt = keyAt;
-    const name = str();
-    ws();
-    if (text[i++] !== ':') return undefined;
-    ws();
-    const start = i;
-    skipValue();
-    if (name === key) found = { start, end: i, lineStart: text.lastIndexOf('\n', keyAt) + 1 };
-    lastEnd = i;
-    ws();
-    if (text[i] === ',') { i++; continue; }
-    if (text[i] === '}') break;
-    return undefined;
   }
-  const close = i;
-  const indentAt = (at: number) => /^[ \t]*/.exec(text.slice(text.lastIndexOf('\n', at - 1) + 1))![0];
-  if (found) {
-    const indent = /^[ \t]*/.exec(text.slice(found.lineStart))![0];
-    const json = JSON.stringify(value, null, 2).replace(/\n/g, `\n${indent}`);
-    return text.slice(0, found.start) + json + text.slice(found.end);
-  }
-  if (lastEnd < 0) {
-    const json = JSON.stringify(value, null, 2).replace(/\n/g, '\n  ');
-    return `${text.slice(0, open + 1)}\n  ${JSON.stringify(key)}: ${json}\n${text.slice(close)}`;
-  }
-  const indent = indentAt(firstKeyAt);
-  const json = JSON.stringify(value, null, 2).replace(/\n/g, `\n${indent}`);
-  return `${text.slice(0, lastEnd)},\n${indent}${JSON.stringify(key)}: ${json}${text.slice(lastEnd)}`;
+  return out;
 }
 
 /** The new file text: the panel spliced in when possible, else the whole file with 2 spaces. */
 function newFileText(read: ReadFile, raw: Json): string {
-  const spliced = withTopLevelValue(read.text, 'panel', raw.panel);
+  const spliced = withPanel(read.text, raw.panel as Json | undefined);
   let text = spliced !== undefined && (() => {
     try { return canonicalJson(JSON.parse(spliced)) === canonicalJson(raw); } catch { return false; }
   })() ? spliced : `${JSON.stringify(raw, null, 2)}\n`;
