@@ -49,8 +49,8 @@ function forgot(via: ReturnType<typeof client>, email: unknown, opts: { from?: s
     headers: { 'x-forwarded-for': opts.from ?? nextAddress(), ...(opts.lang ? { 'accept-language': opts.lang } : {}) },
   });
 }
-function reset(via: ReturnType<typeof client>, body: Record<string, unknown>) {
-  return via.post('/players/mot-de-passe/reinitialiser', body, { headers: { 'x-forwarded-for': nextAddress() } });
+function reset(via: ReturnType<typeof client>, body: Record<string, unknown>, from = nextAddress()) {
+  return via.post('/players/mot-de-passe/reinitialiser', body, { headers: { 'x-forwarded-for': from } });
 }
 function login(via: ReturnType<typeof client>, identifiant: string, password: string, from = nextAddress()) {
   return via.post('/players/login', { identifiant, password }, { headers: { 'x-forwarded-for': from } });
@@ -71,11 +71,11 @@ const codeIn = (mail: CaughtMail) => {
 };
 
 /** Registers a player and returns its e-mail, id, token and a code asked for it by mail. */
-async function playerWithCode(pseudo: string, via = api, lang?: string) {
+async function playerWithCode(pseudo: string, via = api, lang?: string, from?: string) {
   const reg = await via.register(pseudo);
   const email = `${pseudo.toLowerCase()}@example.test`;
   const before = seen();
-  const r = await forgot(via, email, { lang });
+  const r = await forgot(via, email, { lang, from });
   expect(r.status).toBe(200);
   const mail = await mailTo(email, before);
   return { email, id: reg.data.joueur.id, token: reg.token, mail, code: codeIn(mail) };
@@ -140,10 +140,11 @@ describe('POST /players/mot-de-passe/oubli then reinitialiser', () => {
     expect((await login(api, 'Yann', 'nouveau-secret-1')).status).toBe(200);
   });
 
-  it('a new code replaces the previous one', async () => {
-    const p = await playerWithCode('Xena');
+  it('a new code replaces the previous one asked from the same address (issue 31: not another address\'s)', async () => {
+    const from = nextAddress();
+    const p = await playerWithCode('Xena', api, undefined, from);
     const before = seen();
-    await forgot(api, p.email);
+    await forgot(api, p.email, { from });
     const newer = codeIn(await mailTo(p.email, before));
     if (newer === p.code) return; // one chance in 10^8
     const old = await reset(api, { email: p.email, code: p.code, password: 'nouveau-secret-1' });
@@ -152,20 +153,23 @@ describe('POST /players/mot-de-passe/oubli then reinitialiser', () => {
     expect((await reset(api, { email: p.email, code: newer, password: 'nouveau-secret-1' })).status).toBe(200);
   });
 
-  it('the 5th wrong code kills the code', async () => {
+  it('the 5th wrong code from one address ends that address\'s tries on the account, not the code (issue 31)', async () => {
     const p = await playerWithCode('Walt');
     const wrong = (i: number) => String((Number(p.code) + 1 + i) % 100_000_000).padStart(8, '0');
+    const guesser = nextAddress();
     for (let i = 0; i < 5; i++) {
-      const r = await reset(api, { email: p.email, code: wrong(i), password: 'nouveau-secret-1' });
+      const r = await reset(api, { email: p.email, code: wrong(i), password: 'nouveau-secret-1' }, guesser);
       expect(r.status).toBe(400);
       expect(r.body.error).toBe('code_invalide');
     }
-    const right = await reset(api, { email: p.email, code: p.code, password: 'nouveau-secret-1' });
+    const right = await reset(api, { email: p.email, code: p.code, password: 'nouveau-secret-1' }, guesser);
     expect(right.status).toBe(400);
     expect(right.body.error).toBe('code_invalide');
-    const [row] = await app.sql('select failed_attempts, used_at from manette.password_resets where player_id = $1', [p.id]);
-    expect(row).toMatchObject({ failed_attempts: 5, used_at: null });
+    const [row] = await app.sql(`select count(*) filter (where wrong_code)::int as wrong, bool_and(used_at is null) as unused
+      from manette.password_resets where player_id = $1`, [p.id]);
+    expect(row).toMatchObject({ wrong: 5, unused: true });
     expect((await login(api, 'Walt', PASSWORD)).status).toBe(200);
+    expect((await reset(api, { email: p.email, code: p.code, password: 'nouveau-secret-1' })).status).toBe(200);
   });
 
   it('4 wrong codes leave the right one working', async () => {
@@ -245,11 +249,12 @@ describe('the answer tells nothing', () => {
 });
 
 describe('limits, applied silently', () => {
-  it('3 mails per account in 15 minutes', async () => {
+  it('3 mails per account and client address in 15 minutes', async () => {
     await api.register('Quentin');
     const email = 'quentin@example.test';
+    const from = nextAddress();
     const replies = [];
-    for (let i = 0; i < 4; i++) replies.push(await forgot(api, email));
+    for (let i = 0; i < 4; i++) replies.push(await forgot(api, email, { from }));
     for (const r of replies) expect(r.body).toEqual({ ok: true, data: {} });
     // A later mail, to someone else, arrives after the first three have.
     await catcher.waitFor(() => mailsTo(email).length === 3);
@@ -266,7 +271,7 @@ describe('limits, applied silently', () => {
     await app.sql(`update manette.password_resets r set created_at = r.created_at - interval '15 minutes'
       from manette.players p where p.id = r.player_id and p.pseudo = 'Quentin'`);
     const next = seen();
-    await forgot(api, email);
+    await forgot(api, email, { from });
     await mailTo(email, next);
   });
 
@@ -372,8 +377,9 @@ describe('bad inputs: the envelope, and nothing changes', () => {
     // Another game's code: its players are not this game's.
     expect((await reset(own, { email: p.email, code: p.code, password: 'nouveau-secret-1' })).body.error).toBe('code_invalide');
 
-    const [row] = await app.sql('select failed_attempts, used_at from manette.password_resets where player_id = $1', [p.id]);
-    expect(row).toMatchObject({ failed_attempts: 1, used_at: null });
+    const [row] = await app.sql(`select count(*) filter (where wrong_code)::int as wrong, bool_and(used_at is null) as unused
+      from manette.password_resets where player_id = $1`, [p.id]);
+    expect(row).toMatchObject({ wrong: 1, unused: true });
     expect((await login(api, 'Lina', PASSWORD)).status).toBe(200);
     expect((await reset(api, { email: p.email, code: p.code, password: 'nouveau-secret-1' })).status).toBe(200);
   });

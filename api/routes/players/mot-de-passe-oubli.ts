@@ -13,9 +13,9 @@ export default defineRoute({
   tag: 'Players',
   summary: 'Ask for a password reset code by mail',
   description: 'Always answers `{ok: true, data: {}}`, whether the address is an account\'s or not. When it is, a mail '
-    + 'carries an 8-digit code valid 30 minutes, once (a new code replaces the previous one); for '
-    + '`POST /players/mot-de-passe/reinitialiser`. Limited silently: 3 codes per account and 10 requests per client '
-    + 'address in 15 minutes. The mail follows `Accept-Language` (English when it prefers `en`, French otherwise) '
+    + 'carries an 8-digit code valid 30 minutes, once (a new code replaces the previous one asked from the same client '
+    + 'network); for `POST /players/mot-de-passe/reinitialiser`. Limited silently: 3 codes per account and client '
+    + 'network, and 10 requests per client network, in 15 minutes. The mail follows `Accept-Language` (English when it prefers `en`, French otherwise) '
     + 'and the game file\'s `courriels`.',
   auth: 'key',
   body: z.object({ email: Email }),

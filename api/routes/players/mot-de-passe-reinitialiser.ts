@@ -12,8 +12,9 @@ export default defineRoute({
   tag: 'Players',
   summary: 'Choose a new password with the code received by mail',
   description: 'Sets the password, uses the code and revokes every session of the player (log in again). A wrong, '
-    + 'used or expired code, or an address naming no account, is `code_invalide` (one answer for all); the 5th wrong '
-    + 'code kills the code. A suspended account is `compte_suspendu`.',
+    + 'used or expired code, or an address naming no account, is `code_invalide` (one answer for all). Wrong codes '
+    + 'count per account and client network: the 5th in 30 minutes ends that network\'s tries (not the code); past 20 '
+    + 'on the account, a network reaches only the codes it asked for. A suspended account is `compte_suspendu`.',
   auth: 'key',
   body: z.object({
     email: Email,

@@ -1,7 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.players_mot_de_passe_oubli(ctx jsonb, body jsonb)
--- Current definition from supabase/migrations/20261130000300_password_reset.sql
+-- Current definition from supabase/migrations/20261130001004_reset_limits_per_network.sql
+-- Earlier versions in: 20261130000300_password_reset.sql
 -- Calls: manette.authenticate, manette.client_net, manette.reset_code_hash
 CREATE OR REPLACE FUNCTION api.players_mot_de_passe_oubli(ctx jsonb, body jsonb)
  RETURNS jsonb
@@ -16,7 +17,7 @@ declare
   window_len  constant interval := interval '15 minutes';
   valid_for   constant interval := interval '30 minutes';
   max_per_address constant integer := 10;
-  max_per_account constant integer := 3;
+  max_per_account constant integer := 3;   -- per account and requesting network
   p           manette.players;
   game_name   text;
   courriels   jsonb;
@@ -31,6 +32,7 @@ begin
   if (select count(*) from manette.password_resets r
       where r.game_id = caller.game_id
         and (r.client_net = client or (client is null and r.client_net is null))
+        and not r.wrong_code
         and r.created_at > now() - window_len) >= max_per_address then
     return jsonb_build_object('envoyer', false);
   end if;
@@ -45,16 +47,21 @@ begin
   end if;
 
   perform pg_advisory_xact_lock(hashtextextended('reset-player:' || p.id::text, 0));
+  -- 3 codes per account and requesting network: a stranger who knows the address exhausts
+  -- its own codes for that account, never its owner's (issue 31).
   if (select count(*) from manette.password_resets r
-      where r.player_id = p.id and r.code_hash is not null and r.created_at > now() - window_len) >= max_per_account then
+      where r.player_id = p.id and r.code_hash is not null and r.created_at > now() - window_len
+        and r.client_net is not distinct from client) >= max_per_account then
     -- Counted against the address, no code.
     insert into manette.password_resets (game_id, player_id, client_net) values (caller.game_id, p.id, client);
     return jsonb_build_object('envoyer', false);
   end if;
 
-  -- The new code replaces the unused ones.
+  -- The new code replaces the unused ones this network asked for (not another network's:
+  -- a stranger's request does not void the owner's code).
   update manette.password_resets r set expires_at = now()
-  where r.player_id = p.id and r.code_hash is not null and r.used_at is null and r.expires_at > now();
+  where r.player_id = p.id and r.code_hash is not null and r.used_at is null and r.expires_at > now()
+    and r.client_net is not distinct from client;
   insert into manette.password_resets (game_id, player_id, client_net, code_hash, expires_at)
   values (caller.game_id, p.id, client, manette.reset_code_hash(p.id, code), now() + valid_for);
 

@@ -1,8 +1,9 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.players_mot_de_passe_reinitialiser(ctx jsonb, body jsonb)
--- Current definition from supabase/migrations/20261130000300_password_reset.sql
--- Calls: manette.authenticate, manette.pseudo_key, manette.refuse_suspended, manette.reset_code_hash
+-- Current definition from supabase/migrations/20261130001004_reset_limits_per_network.sql
+-- Earlier versions in: 20261130000300_password_reset.sql
+-- Calls: manette.authenticate, manette.client_net, manette.pseudo_key, manette.refuse_suspended, manette.reset_code_hash
 CREATE OR REPLACE FUNCTION api.players_mot_de_passe_reinitialiser(ctx jsonb, body jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql
@@ -12,7 +13,10 @@ AS $function$
 declare
   caller    manette.caller := manette.authenticate(ctx, 'none');
   code      constant text := body->>'code';
-  max_tries constant integer := 5;
+  client    constant inet := manette.client_net(ctx->>'client_ip');
+  window_len       constant interval := interval '30 minutes';
+  max_tries        constant integer := 5;    -- wrong codes per account and guessing network
+  max_account_tries constant integer := 20;  -- wrong codes per account, all networks
   invalid   constant jsonb := jsonb_build_object('error', 'code_invalide', 'http_status', 400);
   p         manette.players;
   r         manette.password_resets;
@@ -29,16 +33,26 @@ begin
     return invalid;
   end if;
 
+  -- Wrong codes are counted per guessing network (issue 31): 5 in 30 minutes end that
+  -- network's tries on the account, not the code, so a stranger cannot kill the owner's
+  -- code. Past 20 wrong codes on the account from all networks, a network reaches only the
+  -- codes it asked for itself (the owner, trying from where it asked, still can).
+  if (select count(*) from manette.password_resets rr
+      where rr.player_id = p.id and rr.wrong_code and rr.created_at > now() - window_len
+        and rr.client_net is not distinct from client) >= max_tries then
+    return invalid;
+  end if;
   select rr.* into r from manette.password_resets rr
   where rr.player_id = p.id and rr.code_hash is not null and rr.used_at is null
-    and rr.expires_at > now() and rr.failed_attempts < max_tries
+    and rr.expires_at > now() and rr.code_hash = manette.reset_code_hash(p.id, code)
+    and (rr.client_net is not distinct from client
+         or (select count(*) from manette.password_resets w
+             where w.player_id = p.id and w.wrong_code and w.created_at > now() - window_len) < max_account_tries)
   order by rr.created_at desc
   limit 1;
   if r.id is null then
-    return invalid;
-  end if;
-  if r.code_hash <> manette.reset_code_hash(p.id, code) then
-    update manette.password_resets rr set failed_attempts = rr.failed_attempts + 1 where rr.id = r.id;
+    insert into manette.password_resets (game_id, player_id, client_net, wrong_code)
+    values (p.game_id, p.id, client, true);
     return invalid;
   end if;
 

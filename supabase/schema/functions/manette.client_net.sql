@@ -2,7 +2,7 @@
 
 -- manette.client_net(address text)
 -- Current definition from supabase/migrations/20261123000300_hardening_players.sql
--- Called by: api.players_invite, api.players_login_start, api.players_mot_de_passe_oubli, api.players_supprimer_start
+-- Called by: api.players_invite, api.players_login_start, api.players_mot_de_passe_oubli, api.players_mot_de_passe_reinitialiser, api.players_supprimer_start
 CREATE OR REPLACE FUNCTION manette.client_net(address text)
  RETURNS inet
  LANGUAGE plpgsql

@@ -10,12 +10,14 @@ create table manette.password_resets (
   expires_at timestamp with time zone,
   used_at timestamp with time zone,
   failed_attempts integer default 0 not null,
+  wrong_code boolean default false not null,
   constraint password_resets_pkey PRIMARY KEY (id),
   constraint password_resets_game_id_fkey FOREIGN KEY (game_id) REFERENCES manette.games(id) ON DELETE CASCADE,
   constraint password_resets_player_fkey FOREIGN KEY (game_id, player_id) REFERENCES manette.players(game_id, id) ON DELETE CASCADE,
   constraint password_resets_code_check CHECK ((code_hash IS NULL) = (expires_at IS NULL)),
   constraint password_resets_code_hash_check CHECK (octet_length(code_hash) = 32),
-  constraint password_resets_failed_attempts_check CHECK (failed_attempts >= 0)
+  constraint password_resets_failed_attempts_check CHECK (failed_attempts >= 0),
+  constraint password_resets_wrong_code_check CHECK (NOT wrong_code OR code_hash IS NULL AND player_id IS NOT NULL)
 );
 
 alter table manette.password_resets owner to postgres;
@@ -28,6 +30,7 @@ grant delete, insert, select, update on table manette.password_resets to manette
 grant delete, select on table manette.password_resets to manette_eraser;
 
 comment on table manette.password_resets is 'password reset requests: a code''s SHA-256 and expiry when the e-mail named an account; rows go after a day (the sweep)';
+comment on column manette.password_resets.wrong_code is 'a wrong code tried on the account (player_id) from client_net: counted per network (5 in 30 minutes) and per account (20: then only the codes a network asked for itself)';
 
 -- Indexes
 CREATE INDEX password_resets_client_idx ON manette.password_resets USING btree (game_id, client_net, created_at DESC);

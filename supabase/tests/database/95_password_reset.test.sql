@@ -8,7 +8,7 @@ create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
 grant usage on schema extensions to manette_api, manette_engine, manette_admin;
 
-select plan(34);
+select plan(36);
 
 select manette_test.create_game($${"jeu": "pr-a", "nom": "Jeu PR",
   "courriels": {"reinitialisation": {"sujet": "Code {code}"}}}$$, 'sk_live_PRAPRAPRAPRAPRAPRAPRAPRAPRAPRAPRAPRAPRA1');
@@ -18,6 +18,9 @@ language sql as $$ select api.players_mot_de_passe_oubli(manette_test.ctx('pr-a'
 create function pg_temp.reinit(email text, code text, hash text default '$argon2id$v=19$m=1024,t=1,p=1$nouveau') returns jsonb
 language sql as $$ select api.players_mot_de_passe_reinitialiser(manette_test.ctx('pr-a', null, '192.0.2.1'),
   jsonb_build_object('email', email, 'code', code, 'password_hash', hash)) $$;
+create function pg_temp.reinit_from(email text, code text, address text) returns jsonb
+language sql as $$ select api.players_mot_de_passe_reinitialiser(manette_test.ctx('pr-a', null, address),
+  jsonb_build_object('email', email, 'code', code, 'password_hash', '$argon2id$v=19$m=1024,t=1,p=1$autre')) $$;
 grant execute on all functions in schema pg_temp to manette_api;
 
 set local role manette_api;
@@ -56,8 +59,9 @@ select is(pg_temp.reinit('personne@pr.test', '12345678'), '{"error": "code_inval
 select throws_ok($$ select pg_temp.reinit('zoe@pr.test', '12345678', 'clair') $$, 'P0001', null,
   'only an argon2id hash is stored as a password');
 reset role;
-select is((select failed_attempts from manette.password_resets r join manette.players p on p.id = r.player_id where p.pseudo = 'Zoe'),
-  1, 'the wrong code was counted');
+select is((select count(*)::int from manette.password_resets r join manette.players p on p.id = r.player_id
+  where p.pseudo = 'Zoe' and r.wrong_code and r.client_net = '192.0.2.1' and r.code_hash is null),
+  1, 'the wrong code was counted, for the account and the network that tried it');
 
 -- Two sessions (register's and another) and failed logins that lock the account out.
 select manette_test.session(manette_test.pid('Zoe'), 'pt_wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww');
@@ -69,7 +73,7 @@ select is(pg_temp.reinit('zoe@pr.test', '12345678'), '{"data": {}}', 'the right 
 select is(pg_temp.reinit('zoe@pr.test', '12345678'), '{"error": "code_invalide", "http_status": 400}', 'once only');
 reset role;
 select is((select password_hash from manette.players where pseudo = 'Zoe'), '$argon2id$v=19$m=1024,t=1,p=1$nouveau', 'the new password is set');
-select ok((select used_at is not null from manette.password_resets r join manette.players p on p.id = r.player_id where p.pseudo = 'Zoe'),
+select ok((select used_at is not null from manette.password_resets r join manette.players p on p.id = r.player_id where p.pseudo = 'Zoe' and r.code_hash is not null),
   'the code is used');
 select is((select count(*)::int from manette.sessions s join manette.players p on p.id = s.player_id
   where p.pseudo = 'Zoe' and s.revoked_at is null), 0, 'every session of the player is revoked');
@@ -89,23 +93,29 @@ select is(pg_temp.reinit('yann@pr.test', '11111111'), '{"error": "code_invalide"
 
 select pg_temp.oubli('yann@pr.test', '22222222', '192.0.2.2');
 select pg_temp.oubli('yann@pr.test', '33333333', '192.0.2.2');
-select is(pg_temp.reinit('yann@pr.test', '22222222'), '{"error": "code_invalide", "http_status": 400}', 'a new code replaces the previous one');
+select is(pg_temp.reinit('yann@pr.test', '22222222'), '{"error": "code_invalide", "http_status": 400}', 'a new code replaces the previous one of its network');
 select is(pg_temp.reinit('yann@pr.test', '44444444'), '{"error": "code_invalide", "http_status": 400}', 'wrong 2');
 select is(pg_temp.reinit('yann@pr.test', '44444445'), '{"error": "code_invalide", "http_status": 400}', 'wrong 3');
 select is(pg_temp.reinit('yann@pr.test', '44444446'), '{"error": "code_invalide", "http_status": 400}', 'wrong 4');
 select is(pg_temp.reinit('yann@pr.test', '44444447'), '{"error": "code_invalide", "http_status": 400}', 'wrong 5');
-select is(pg_temp.reinit('yann@pr.test', '33333333'), '{"error": "code_invalide", "http_status": 400}', 'after 5 wrong codes the right one is refused');
+select is(pg_temp.reinit('yann@pr.test', '33333333'), '{"error": "code_invalide", "http_status": 400}', 'after 5 wrong codes from one network, the right one is refused there');
 reset role;
 select is((select password_hash from manette.players where pseudo = 'Yann'), '$argon2id$ancien', 'Yann''s password did not change');
+set local role manette_api;
+select is(pg_temp.reinit_from('yann@pr.test', '33333333', '192.0.2.2'), '{"data": {}}',
+  'the code still works from another network: only the guessing one lost its tries');
+reset role;
 
 -- == Limits ==========================================================================
--- Yann has 3 codes in the last 15 minutes (the expired one was moved back 30 minutes).
+-- Yann has 2 codes from 192.0.2.2 in the last 15 minutes (the expired one was moved back 30 minutes).
 set local role manette_api;
-select is(pg_temp.oubli('yann@pr.test', '55555555', '192.0.2.3') ->> 'envoyer', 'true', 'a 3rd code in 15 minutes');
-select is(pg_temp.oubli('yann@pr.test', '66666666', '192.0.2.4'), '{"envoyer": false}', 'not a 4th, from any address');
+select is(pg_temp.oubli('yann@pr.test', '55555555', '192.0.2.2') ->> 'envoyer', 'true', 'a 3rd code in 15 minutes from one network');
+select is(pg_temp.oubli('yann@pr.test', '66666666', '192.0.2.2'), '{"envoyer": false}', 'not a 4th from that network');
+select is(pg_temp.oubli('yann@pr.test', '66666666', '192.0.2.4') ->> 'envoyer', 'true', 'another network still gets its own');
 reset role;
 select is((select count(*)::int from manette.password_resets r join manette.players p on p.id = r.player_id
-  where p.pseudo = 'Yann' and r.code_hash is not null and r.created_at > now() - interval '15 minutes'), 3, '3 codes');
+  where p.pseudo = 'Yann' and r.code_hash is not null and r.created_at > now() - interval '15 minutes'
+    and r.client_net = '192.0.2.2'), 3, '3 codes from that network');
 
 set local role manette_api;
 select pg_temp.oubli('inconnu' || i || '@pr.test', '12345678', '203.0.113.5') from generate_series(1, 10) i;
