@@ -167,6 +167,8 @@ const DETAIL_MESSAGES: ReadonlyArray<readonly [fr: string, en: string]> = [
   // Players (api.players_register and the route schemas).
   ['3 à 32 caractères : lettres, chiffres, _ - .', '3 to 32 characters: letters, digits, _ - .'],
   ['pseudo réservé : supprime-… et invite_… sont des noms du serveur', 'reserved pseudo: supprime-… and invite_… are names of the server'],
+  ['pseudo trompeur : lettres pleine chasse ou stylisées', 'misleading pseudo: full-width or styled letters'],
+  ['pseudo trompeur : écritures mélangées', 'misleading pseudo: letters of mixed scripts'],
   ['identifiant ou email requis', 'identifiant or email required'],
   ['8 à 128 caractères', '8 to 128 characters'],
   ['code à 8 chiffres attendu', '8-digit code expected'],
