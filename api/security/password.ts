@@ -10,7 +10,8 @@
 // Hashing is bounded (docs/api.md): at most `parallelism` hashes at once (one core
 // stays free for everything else), and when the hashes already waiting would take more
 // than about 2 s, a login or register is refused at once with 503 `unavailable` and
-// Retry-After instead of waiting.
+// Retry-After instead of waiting. The places are shared fairly between the games of the
+// process: one lane per game, served in turn (HashingQueue).
 import { availableParallelism } from 'node:os';
 import { randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../errors.js';
@@ -99,17 +100,42 @@ export async function legacyScryptHash(password: string, N = 131072): Promise<st
 /** A place in the hashing queue, taken before any other work so a refusal changes nothing. */
 export interface HashTicket { run<T>(fn: () => Promise<T>): Promise<T>; cancel(): void }
 
+/**
+ * The lane of requests whose game this process has not seen the database accept yet (a
+ * made-up key, or a game's first requests after a start): all share it, so that made-up
+ * keys cannot each claim a fair share.
+ */
+export const UNCONFIRMED_LANE = '';
+
+interface Lane { admitted: number; readonly waiting: Array<() => void> }
+
+/**
+ * Hashing places of one process, shared fairly between games (issue 31). Each game (its API
+ * key) has a lane: its admitted hashes, waiting in FIFO order; a free hashing place goes to
+ * the lanes in turn (round-robin), so a game's flood queues behind itself, not in front of
+ * the others. Admission counts what a new hash would wait for under that rotation: the hashes
+ * running, the game's own lane, and from every other lane at most as many as its own lane
+ * plus this one. Past `maxQueuedMs` of that, 503 at once. A game alone is thus bounded
+ * exactly as before the lanes (about 2 s of queued hashes), and another game arriving during
+ * its flood waits for a few hashes, not for its backlog. Above all that, the process never
+ * holds more than `maxTotalMs` of admitted hashes (twice the per-game bound by default),
+ * whatever the number of games.
+ */
 export class HashingQueue {
   private running = 0;
   private reserved = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly lanes = new Map<string, Lane>();
+  /** Lanes with a hash waiting for a place, in the order they are served. */
+  private readonly rotation: string[] = [];
   /** Recent hash durations: the cost of one hash is their minimum (a busy event loop only adds to a sample). */
   private readonly recentMs: number[] = [];
   private hashMs: number;
+  private readonly maxTotalMs: number;
 
   constructor(readonly parallelism = Math.max(1, availableParallelism() - 1), private readonly maxQueuedMs = 2_000,
-    private calibratedMs = 300) {
+    private calibratedMs = 300, maxTotalMs?: number) {
     this.hashMs = calibratedMs;
+    this.maxTotalMs = maxTotalMs ?? 2 * maxQueuedMs;
   }
 
   /** The duration of one hash measured apart from the event loop: the ceiling of the estimate. */
@@ -118,25 +144,62 @@ export class HashingQueue {
     this.hashMs = Math.min(ms, ...this.recentMs);
   }
 
-  /** The work already admitted, in ms of wall time, for a new hash. */
-  queuedMs(): number {
-    return ((this.running + this.reserved) / this.parallelism) * this.hashMs;
+  private ms(hashes: number): number {
+    return (hashes / this.parallelism) * this.hashMs;
   }
 
-  reserve(): HashTicket {
-    const queued = this.queuedMs();
-    if (this.running + this.reserved >= this.parallelism && queued > this.maxQueuedMs) {
-      throw new ApiError(503, 'unavailable', { retryAfter: Math.max(1, Math.ceil(queued / 1000)) });
+  /** The work already admitted in the whole process, in ms of wall time. */
+  queuedMs(): number {
+    return this.ms(this.running + this.reserved);
+  }
+
+  /** The work a new hash of `lane` would find ahead of it, in ms of wall time (round-robin). */
+  laneQueuedMs(lane: string = UNCONFIRMED_LANE): number {
+    const own = this.lanes.get(lane)?.admitted ?? 0;
+    let ahead = this.running + own;
+    for (const [name, other] of this.lanes) if (name !== lane) ahead += Math.min(other.admitted, own + 1);
+    return this.ms(ahead);
+  }
+
+  /** Counts only (tests, diagnostics): places running, admitted not yet running, and per lane. */
+  snapshot(): { running: number; reserved: number; lanes: Record<string, { admitted: number; waiting: number }> } {
+    const lanes: Record<string, { admitted: number; waiting: number }> = {};
+    for (const [name, l] of this.lanes) lanes[name] = { admitted: l.admitted, waiting: l.waiting.length };
+    return { running: this.running, reserved: this.reserved, lanes };
+  }
+
+  reserve(lane: string = UNCONFIRMED_LANE): HashTicket {
+    if (this.running + this.reserved >= this.parallelism) {
+      const [own, total] = [this.laneQueuedMs(lane), this.queuedMs()];
+      if (own > this.maxQueuedMs || total > this.maxTotalMs) {
+        throw new ApiError(503, 'unavailable', { retryAfter: Math.max(1, Math.ceil((total > this.maxTotalMs ? total : own) / 1000)) });
+      }
     }
+    let l = this.lanes.get(lane);
+    if (!l) this.lanes.set(lane, (l = { admitted: 0, waiting: [] }));
+    const own = l;
+    own.admitted++;
     this.reserved++;
     let settled = false;
-    const release = () => { if (!settled) { settled = true; this.reserved--; } };
+    const release = () => {
+      if (settled) return;
+      settled = true;
+      this.reserved--;
+      own.admitted--;
+      if (own.admitted === 0 && own.waiting.length === 0 && this.lanes.get(lane) === own) this.lanes.delete(lane);
+    };
     return {
       run: async <T>(fn: () => Promise<T>): Promise<T> => {
         if (settled) throw new Error('hash ticket already used');
-        if (this.running >= this.parallelism) await new Promise<void>((resolve) => this.waiting.push(resolve));
+        if (this.running < this.parallelism && this.rotation.length === 0) this.running++;
+        else {
+          // Wait for a place handed over by a finishing hash (running stays counted).
+          await new Promise<void>((resolve) => {
+            own.waiting.push(resolve);
+            if (own.waiting.length === 1) this.rotation.push(lane);
+          });
+        }
         release();
-        this.running++;
         const started = performance.now();
         try {
           return await fn();
@@ -144,13 +207,58 @@ export class HashingQueue {
           this.recentMs.push(performance.now() - started);
           if (this.recentMs.length > 20) this.recentMs.shift();
           this.hashMs = Math.min(this.calibratedMs, ...this.recentMs);
-          this.running--;
-          this.waiting.shift()?.();
+          this.handOver();
         }
       },
       cancel: release,
     };
   }
+
+  /** A place is free: to the first waiting hash of the next lane in turn, or back to the pool. */
+  private handOver(): void {
+    const name = this.rotation.shift();
+    const l = name === undefined ? undefined : this.lanes.get(name);
+    const next = l?.waiting.shift();
+    if (!next) { this.running--; return; }
+    if (l!.waiting.length > 0) this.rotation.push(name!);
+    next();
+  }
+}
+
+// The games this process has seen the database accept (bounded, oldest forgotten first):
+// only they get a lane of their own.
+const MAX_CONFIRMED = 10_000;
+const confirmed = new Set<string>();
+
+/** Records that the database accepted `key` (a request with it got past its SQL call). */
+export function confirmHashingKey(key: string | undefined): void {
+  if (!key) return;
+  confirmed.delete(key);
+  confirmed.add(key);
+  if (confirmed.size > MAX_CONFIRMED) confirmed.delete(confirmed.values().next().value!);
+}
+
+/** A business error raised in SQL (MNxxx), other than on the key itself: the key was accepted. */
+const acceptsKey = (err: unknown) => {
+  const e = err as { code?: unknown; message?: unknown };
+  return typeof e?.code === 'string' && /^MN\d{3}$/.test(e.code) && e.message !== 'missing_key' && e.message !== 'invalid_key';
+};
+
+/** `call` (the request's SQL call after its hash), confirming `key` when the database answered about anything but the key. */
+export async function confirmedBy<T>(key: string | undefined, call: Promise<T>): Promise<T> {
+  try {
+    const result = await call;
+    confirmHashingKey(key);
+    return result;
+  } catch (err) {
+    if (acceptsKey(err)) confirmHashingKey(key);
+    throw err;
+  }
+}
+
+/** The lane of a request's API key: its own once confirmed, the shared one until then. */
+export function hashingLane(key: string | undefined): string {
+  return key && confirmed.has(key) ? key : UNCONFIRMED_LANE;
 }
 
 interface Hasher { queue: HashingQueue; backend: Argon2Backend; params: Argon2Params }
@@ -184,18 +292,24 @@ export function hashingQueue(cost: PasswordCost, parallelism?: number): HashingQ
 }
 
 /**
- * A place in the hashing queue first, then `start` (the SQL call that counts a password
- * attempt): when hashing is saturated, 503 before the attempt is counted. The place is given
- * back when `start` fails; the caller spends it on checkPassword, or cancels it.
+ * A place in the hashing queue first (in the lane of the request's API key `key`), then
+ * `start` (the SQL call that counts a password attempt): when hashing is saturated, 503
+ * before the attempt is counted. The place is given back when `start` fails; the caller
+ * spends it on checkPassword, or cancels it. `start` answering confirms the key.
  */
-export async function reserveHashThen<T>(cost: PasswordCost, start: () => Promise<T>): Promise<{ ticket: HashTicket; started: T }> {
-  const ticket = hashingQueue(cost).reserve();
+export async function reserveHashThen<T>(cost: PasswordCost, start: () => Promise<T>, key?: string): Promise<{ ticket: HashTicket; started: T }> {
+  const ticket = hashTicket(cost, key);
   try {
-    return { ticket, started: await start() };
+    return { ticket, started: await confirmedBy(key, start()) };
   } catch (err) {
     ticket.cancel();
     throw err;
   }
+}
+
+/** A place in the hashing queue, in the lane of the request's API key (see hashingLane). */
+export function hashTicket(cost: PasswordCost, key: string | undefined): HashTicket {
+  return hashingQueue(cost).reserve(hashingLane(key));
 }
 
 /** argon2id of `password` with the cost's parameters (or `params`), `length` bytes, in the caller's ticket. */

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { passApi } from '../../db/pool.js';
 import { ERRORS } from '../../http/errors.js';
-import { hashPassword, passwordCost } from '../../security/password.js';
+import { confirmedBy, hashPassword, hashTicket, passwordCost } from '../../security/password.js';
 import { Email, Joueur, Password, Pseudo } from '../schemas.js';
 
 const ONE_FORM = 'email et password, ou id_token (l’un des deux)';
@@ -43,7 +43,8 @@ export default defineRoute({
       if (!identity) throw ERRORS.invalidCredentials();
       return passApi(deps.pool, 'players_lier', ctx, identity);
     }
-    const password_hash = await hashPassword(body.password!, passwordCost(deps.settings));
-    return passApi(deps.pool, 'players_lier', ctx, { pseudo: body.pseudo, email: body.email, password_hash });
+    const cost = passwordCost(deps.settings);
+    const password_hash = await hashPassword(body.password!, cost, hashTicket(cost, ctx.key));
+    return confirmedBy(ctx.key, passApi(deps.pool, 'players_lier', ctx, { pseudo: body.pseudo, email: body.email, password_hash }));
   },
 });

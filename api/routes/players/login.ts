@@ -29,7 +29,7 @@ export default defineRoute({
   async handler({ body, ctx, deps }) {
     const cost = passwordCost(deps.settings);
     const { ticket, started: start } = await reserveHashThen(cost, () => callApi<{ attempt_id: number; password_hash: string | null }>(
-      deps.pool, 'players_login_start', ctx, { identifiant: body.identifiant ?? body.email }));
+      deps.pool, 'players_login_start', ctx, { identifiant: body.identifiant ?? body.email }), ctx.key);
     // A right password against an old (scrypt) or weaker hash also gives the new hash, which
     // the finishing call stores only if the player's hash is still the one checked here.
     const { ok: succeeded, rehash } = await checkPassword(body.password, start.password_hash, cost, ticket, { rehash: true });

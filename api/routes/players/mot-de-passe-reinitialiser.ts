@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';
-import { hashPassword, passwordCost } from '../../security/password.js';
+import { confirmedBy, hashPassword, hashTicket, passwordCost } from '../../security/password.js';
 import { Email, Password } from '../schemas.js';
 
 export default defineRoute({
@@ -23,9 +23,10 @@ export default defineRoute({
   }),
   response: z.object({ data: z.object({}) }),
   async handler({ body, ctx, deps }) {
-    const password_hash = await hashPassword(body.password, passwordCost(deps.settings));
-    return callApi(deps.pool, 'players_mot_de_passe_reinitialiser', ctx, {
+    const cost = passwordCost(deps.settings);
+    const password_hash = await hashPassword(body.password, cost, hashTicket(cost, ctx.key));
+    return confirmedBy(ctx.key, callApi(deps.pool, 'players_mot_de_passe_reinitialiser', ctx, {
       email: body.email, code: body.code, password_hash,
-    });
+    }));
   },
 });

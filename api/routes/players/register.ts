@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';
-import { hashPassword, passwordCost } from '../../security/password.js';
+import { confirmedBy, hashPassword, hashTicket, passwordCost } from '../../security/password.js';
 import { newPlayerToken } from '../../security/tokens.js';
 import { keyedRegistration } from '../../security/register-retry.js';
 import { Email, Password, Pseudo, Session } from '../schemas.js';
@@ -29,17 +29,17 @@ export default defineRoute({
       const keyed = await keyedRegistration({
         password: body.password, idempotencyKey: ctx.idempotency.key, apiKey: ctx.key ?? '',
         pseudo: body.pseudo, email: body.email, bodyHash: ctx.idempotency.body_hash,
-      }, cost);
+      }, cost, hashTicket(cost, ctx.key));
       ({ passwordHash: password_hash, token } = keyed);
       ctx.idempotency.body_hash = keyed.bodyHash;
     } else {
-      password_hash = await hashPassword(body.password, cost);
+      password_hash = await hashPassword(body.password, cost, hashTicket(cost, ctx.key));
       token = newPlayerToken();
     }
     // A replayed answer comes back without its token (never stored): it is this same one.
-    const { token: _stored, ...rest } = await callApi(deps.pool, 'players_register', ctx, {
+    const { token: _stored, ...rest } = await confirmedBy(ctx.key, callApi(deps.pool, 'players_register', ctx, {
       pseudo: body.pseudo, email: body.email, pays: body.pays, password_hash, token,
-    });
+    }));
     return { token, ...rest };
   },
 });

@@ -35,7 +35,7 @@ export default defineRoute({
   async handler({ body, ctx, deps }) {
     if (body.password !== undefined) {
       const cost = passwordCost(deps.settings);
-      const { ticket, started: start } = await reserveHashThen(cost, () => callApi<Start>(deps.pool, 'players_supprimer_start', ctx));
+      const { ticket, started: start } = await reserveHashThen(cost, () => callApi<Start>(deps.pool, 'players_supprimer_start', ctx), ctx.key);
       if (start.supprime) { ticket.cancel(); return { data: { supprime: true } }; }
       const { ok } = await checkPassword(body.password, start.password_hash, cost, ticket);
       return callApi(deps.pool, 'players_supprimer', ctx, {
