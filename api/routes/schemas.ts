@@ -42,6 +42,7 @@ const TOGETHER = [new Set(['Han', 'Hiragana', 'Katakana']), new Set(['Han', 'Han
 export function mixesScripts(pseudo: string): boolean {
   const used = new Set<string>();
   for (const ch of pseudo) {
+    if (!/\p{L}/u.test(ch)) continue; // digits of any script (٣) go with any letters
     const s = SCRIPTS.find((x) => x.re.test(ch));
     if (s) used.add(s.name);
   }
