@@ -155,9 +155,10 @@ export function buildOpenApi(routes: RouteDef<unknown, unknown, unknown>[], base
       description: [
         'Game backend: players, data tables, files, leaderboards, shop, matchmaking, matches.',
         '',
-        '- **Success**: `{ok: true, …}`, with the fields each operation documents beside `ok`: `data` for most, '
-          + '`token` and `data` for register and login, `status` and its fields for matchmaking, `partie` for matches, '
-          + 'the settings themselves for `/realtime/config`.',
+        '- **Success**: `{ok: true, data}`, the payload in `data`. The fields beside `ok` other than `data` are a '
+          + 'closed list: `token` (beside `data`) for register, login, Google login and guests; `status` and its fields '
+          + 'for matchmaking (`/matchmaking/*`); `partie` and the like for matches (`/match/*`); the settings themselves '
+          + 'for `/realtime/config`. Every other operation, and any added later, answers `{ok: true, data}`.',
         '- **Error**: `{ok: false, error, message}`; `error` is one of the codes of the **ErrorCode** schema '
           + '(below, with each code’s HTTP status and meaning).',
         '- **Keys**: the game’s key as `x-api-key`; for a player’s operations, the session token as `x-player-token`.',

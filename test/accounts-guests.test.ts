@@ -111,7 +111,7 @@ describe('a guest plays, then links', () => {
     }
     const before = await dataOf(g.token);
     expect(before.notes).toHaveLength(1);
-    expect(before.historique.mouvements.length).toBeGreaterThanOrEqual(2);
+    expect(before.historique.data.mouvements.length).toBeGreaterThanOrEqual(2);
 
     // Links with an e-mail, a password and a chosen pseudo.
     const linked = await lier(g.token, { pseudo: `Lie_${address}`, email: `lie${address}@example.test`, password: 'mot-de-passe-lie' });

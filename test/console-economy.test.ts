@@ -70,7 +70,8 @@ const economy = (p: Player, q = '', jeu = 'ce') => get(`/games/${jeu}/players/${
 const apiGet = async (p: Player, route: string) => {
   const r = await shop().get(route, { token: p.token });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return r.body;
+  expect(Object.keys(r.body)).toEqual(['ok', 'data']);
+  return r.body.data;
 };
 /** What reading must leave alone: balances, inventory, ledger, audit. */
 const snapshot = () => app.sql(`select (select count(*) from manette.balances) as b, (select count(*) from manette.inventory) as i,
@@ -83,10 +84,10 @@ describe('a player’s economy in the console', () => {
     expect(r.status).toBe(200);
     expect(r.body.ok).toBe(true);
     const eco = r.body.data;
-    expect(eco.portefeuille).toEqual((await apiGet(zoe, '/economie/portefeuille')).portefeuille);
+    expect(eco.portefeuille).toEqual((await apiGet(zoe, '/economie/portefeuille')));
     // 500 - 100 (sword) + 500 (pack) - 30 - 90 (potions) = 780 gold; 10 - 5 gems.
     expect(eco.portefeuille.map((w: any) => [w.code, w.solde, w.max])).toEqual([['gemmes', 5, null], ['or', 780, 1_000_000]]);
-    expect(eco.inventaire).toEqual((await apiGet(zoe, '/economie/inventaire')).inventaire);
+    expect(eco.inventaire).toEqual((await apiGet(zoe, '/economie/inventaire')));
     expect(eco.inventaire.map((o: any) => [o.code, o.quantite])).toEqual([['epee', 1], ['potion', 12]]);
     // 2 depart rows + 12 purchases of 2 rows: 26, newest first; the first page of 20.
     const history = await apiGet(zoe, '/economie/historique?limit=20');
@@ -111,7 +112,7 @@ describe('a player’s economy in the console', () => {
     const before = await snapshot();
     const r = await economy(yan);
     expect(r.body.data).toEqual({
-      portefeuille: (await apiGet(yan, '/economie/portefeuille')).portefeuille,
+      portefeuille: (await apiGet(yan, '/economie/portefeuille')),
       inventaire: [], mouvements: [], suivant: null,
     });
     expect(r.body.data.portefeuille.map((w: any) => w.solde)).toEqual([10, 500]);
@@ -161,7 +162,7 @@ describe.skipIf(!haveBrowser)('the card in Chromium', () => {
     const eco = card(page, 'Wallet and ledger');
     await eco.getByText('Ledger, newest first').waitFor();
     const [wallet, inventory, ledger] = [eco.locator('table').nth(0), eco.locator('table').nth(1), eco.locator('table').nth(2)];
-    const portefeuille = (await apiGet(zoe, '/economie/portefeuille')).portefeuille as { nom: string; code: string; solde: number; max: number | null }[];
+    const portefeuille = (await apiGet(zoe, '/economie/portefeuille')) as { nom: string; code: string; solde: number; max: number | null }[];
     expect(await cells(wallet, 1)).toEqual(portefeuille.map((w) => `${w.nom} ${w.code}`));
     expect(await cells(wallet, 2)).toEqual(portefeuille.map((w) => en(w.solde)));
     expect(await cells(wallet, 3)).toEqual(portefeuille.map((w) => (w.max === null ? '—' : en(w.max))));

@@ -62,7 +62,7 @@ describe('the SQL never overflows', () => {
       for (const q of [undefined, 2, 100]) expectRefused(await buy(p.token, 'cher', q), 'solde_insuffisant');
     }
     const wallet = await api.get('/economie/portefeuille', { token: p.token });
-    expect(wallet.body.portefeuille).toEqual([expect.objectContaining({ code: 'gemmes', solde: 0 }), expect.objectContaining({ code: 'or', solde: 100 })]);
+    expect(wallet.body.data).toEqual([expect.objectContaining({ code: 'gemmes', solde: 0 }), expect.objectContaining({ code: 'or', solde: 100 })]);
     await setArticle('cher', 'price', 10);
     expect((await buy(p.token, 'cher', 2)).status).toBe(200);
   });

@@ -181,7 +181,8 @@ describe('purchases survive a kill -9 of the API and of Postgres', () => {
     expect(purchases.filter((p) => p.attempts > 1).length).toBeGreaterThan(0);
     for (const p of purchases) {
       const a = ARTICLES[p.code]!;
-      expect(p.body.achat).toMatchObject({ article: p.code, quantite: p.quantite, prix_total: a.prix * p.quantite, devise: a.devise });
+      expect(Object.keys(p.body)).toEqual(['ok', 'data']);
+      expect(p.body.data.achat).toMatchObject({ article: p.code, quantite: p.quantite, prix_total: a.prix * p.quantite, devise: a.devise });
     }
 
     // A few acknowledged keys replayed now: the first response, nothing changes.
@@ -245,7 +246,7 @@ describe('purchases survive a kill -9 of the API and of Postgres', () => {
     // And the API (the process started after the crash) answers what the database holds.
     const now = client(base, apiKey);
     for (const [i, pl] of players.entries()) {
-      const wallet = (await now.get('/economie/portefeuille', { token: pl.token })).body.portefeuille;
+      const wallet = (await now.get('/economie/portefeuille', { token: pl.token })).body.data;
       const rows = await sql<{ currency: string; amount: string }>(
         'select currency, amount from manette.balances where player_id = $1 order by currency', [pl.id]);
       expect(Object.fromEntries(wallet.map((w: any) => [w.code, Number(w.solde)])), `player ${i}`)

@@ -70,13 +70,13 @@ describe('economie in a rule function’s result', () => {
     expect(won.body.partie.etat_plateau).toEqual({ coups: 0 });
 
     const wallet = await api.get('/economie/portefeuille', { token: me.token });
-    expect(wallet.body.portefeuille).toEqual([{ code: 'or', nom: 'Or', solde: 50, max: null }]);
+    expect(wallet.body.data).toEqual([{ code: 'or', nom: 'Or', solde: 50, max: null }]);
     const history = await api.get('/economie/historique', { token: me.token });
     expect(history.status).toBe(200);
-    expect(history.body.mouvements).toHaveLength(1);
-    expect(history.body.mouvements[0]).toMatchObject({ type: 'monnaie', code: 'or', delta: 50, apres: 50, raison: 'regles',
+    expect(history.body.data.mouvements).toHaveLength(1);
+    expect(history.body.data.mouvements[0]).toMatchObject({ type: 'monnaie', code: 'or', delta: 50, apres: 50, raison: 'regles',
       ref: { partie_id, numero: 1 } });
     const other = await api.get('/economie/portefeuille', { token: players[1]!.token });
-    expect(other.body.portefeuille[0].solde).toBe(0);
+    expect(other.body.data[0].solde).toBe(0);
   });
 });

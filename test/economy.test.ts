@@ -88,13 +88,13 @@ describe('GET /economie/portefeuille and /economie/inventaire', () => {
     const p = await player();
     const r = await api.get('/economie/portefeuille', { token: p.token });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ ok: true, portefeuille: [
+    expect(r.body).toEqual({ ok: true, data: [
       { code: 'gemmes', nom: 'Gemmes', solde: 0, max: null },
       { code: 'or', nom: 'Or', solde: 100, max: 1_000_000 },
     ] });
     expect(await balance(p, 'or')).toBeUndefined();
     expect(await ledgerCount(p)).toBe(0);
-    expect((await api.get('/economie/inventaire', { token: p.token })).body).toEqual({ ok: true, inventaire: [] });
+    expect((await api.get('/economie/inventaire', { token: p.token })).body).toEqual({ ok: true, data: [] });
   });
 
   it('needs a player token', async () => {
@@ -108,9 +108,11 @@ describe('POST /shop/acheter', () => {
     const p = await player();
     const r = await buy(p, { code: 'potion', quantite: 3 });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body.achat).toEqual({ article: 'potion', quantite: 3, prix_total: 30, devise: 'or' });
-    expect(r.body.portefeuille).toContainEqual({ code: 'or', nom: 'Or', solde: 70, max: 1_000_000 });
-    expect(r.body.inventaire).toEqual([{ code: 'potion', nom: 'Potion', quantite: 3, empilable: true, max: 99 }]);
+    expect(Object.keys(r.body)).toEqual(['ok', 'data']);
+    expect(Object.keys(r.body.data)).toEqual(['achat', 'inventaire', 'portefeuille']);
+    expect(r.body.data.achat).toEqual({ article: 'potion', quantite: 3, prix_total: 30, devise: 'or' });
+    expect(r.body.data.portefeuille).toContainEqual({ code: 'or', nom: 'Or', solde: 70, max: 1_000_000 });
+    expect(r.body.data.inventaire).toEqual([{ code: 'potion', nom: 'Potion', quantite: 3, empilable: true, max: 99 }]);
     const rows = await sql('select kind, code, delta::int, after::int, reason, ref from manette.ledger where player_id = $1 order by id', [p.id]);
     expect(rows).toEqual([
       { kind: 'monnaie', code: 'or', delta: 100, after: 100, reason: 'depart', ref: {} },
@@ -169,6 +171,11 @@ describe('POST /shop/acheter', () => {
     const first = await buy(p, { code: 'potion' }, 'achat-1');
     const again = await buy(p, { code: 'potion' }, 'achat-1');
     expect(first.status).toBe(200);
+    expect(first.body).toEqual({ ok: true, data: {
+      achat: { article: 'potion', quantite: 1, prix_total: 10, devise: 'or' },
+      portefeuille: expect.any(Array), inventaire: [expect.objectContaining({ code: 'potion', quantite: 1 })] } });
+    // The replay answers the first answer, in the same envelope.
+    expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
     expect(await quantity(p, 'potion')).toBe(1);
     const burst = await Promise.all(Array.from({ length: 20 }, () => buy(p, { code: 'potion' }, 'achat-2')));
@@ -187,7 +194,7 @@ describe('POST /economie/utiliser and GET /economie/historique', () => {
     await buy(p, { code: 'potion', quantite: 3 });
     const r = await api.post('/economie/utiliser', { objet: 'potion', quantite: 2 }, { token: p.token });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body).toEqual({ ok: true, inventaire: [{ code: 'potion', nom: 'Potion', quantite: 1, empilable: true, max: 99 }] });
+    expect(r.body).toEqual({ ok: true, data: { inventaire: [{ code: 'potion', nom: 'Potion', quantite: 1, empilable: true, max: 99 }] } });
     expectError(await api.post('/economie/utiliser', { objet: 'potion', quantite: 2 }, { token: p.token }), 409, 'quantite_insuffisante');
     expectError(await api.post('/economie/utiliser', { objet: 'arc', quantite: 1 }, { token: p.token }), 404, 'objet_introuvable');
     expectError(await api.post('/economie/utiliser', { objet: 'potion', quantite: 1001 }, { token: p.token }), 400, 'validation_failed');
@@ -195,18 +202,30 @@ describe('POST /economie/utiliser and GET /economie/historique', () => {
 
     const all = await api.get('/economie/historique', { token: p.token });
     expect(all.status).toBe(200);
-    expect(all.body.mouvements.map((m: any) => [m.type, m.code, m.delta, m.apres, m.raison])).toEqual([
+    expect(all.body.data.mouvements.map((m: any) => [m.type, m.code, m.delta, m.apres, m.raison])).toEqual([
       ['objet', 'potion', -2, 1, 'utilisation'],
       ['objet', 'potion', 3, 3, 'achat'],
       ['monnaie', 'or', -30, 70, 'achat'],
       ['monnaie', 'or', 100, 100, 'depart'],
     ]);
-    expect(all.body.suivant).toBeNull();
+    expect(Object.keys(all.body)).toEqual(['ok', 'data']);
+    expect(all.body.data.suivant).toBeNull();
     const page1 = await api.get('/economie/historique?limit=3', { token: p.token });
-    expect(page1.body.mouvements.length).toBe(3);
-    const page2 = await api.get(`/economie/historique?limit=3&avant=${page1.body.suivant}`, { token: p.token });
-    expect(page2.body).toEqual({ ok: true, mouvements: [all.body.mouvements[3]], suivant: null });
+    expect(page1.body.data.mouvements.length).toBe(3);
+    const page2 = await api.get(`/economie/historique?limit=3&avant=${page1.body.data.suivant}`, { token: p.token });
+    expect(page2.body).toEqual({ ok: true, data: { mouvements: [all.body.data.mouvements[3]], suivant: null } });
     expectError(await api.get('/economie/historique?limit=0', { token: p.token }), 400, 'invalid_query');
+  });
+
+  it('a use replayed with its Idempotency-Key answers the first answer, in the same envelope, consuming nothing more', async () => {
+    const p = await player();
+    await buy(p, { code: 'potion', quantite: 2 });
+    const use = () => api.post('/economie/utiliser', { objet: 'potion', quantite: 1 }, { token: p.token, headers: { 'idempotency-key': 'utiliser-1' } });
+    const first = await use();
+    expect(first.body).toEqual({ ok: true, data: { inventaire: [{ code: 'potion', nom: 'Potion', quantite: 1, empilable: true, max: 99 }] } });
+    expect((await use()).body).toEqual(first.body);
+    expect(await quantity(p, 'potion')).toBe(1);
+    expect(await drift(p)).toEqual([]);
   });
 });
 
@@ -214,12 +233,12 @@ describe('isolation and old-style articles', () => {
   it('two games never see each other’s currencies, objects or articles', async () => {
     const a = await player();
     const b = await player(apiB);
-    expect((await apiB.get('/economie/portefeuille', { token: b.token })).body.portefeuille)
+    expect((await apiB.get('/economie/portefeuille', { token: b.token })).body.data)
       .toEqual([{ code: 'pieces', nom: 'Pièces', solde: 7, max: null }]);
     const r = await apiB.post('/shop/acheter', { code: 'epee' }, { token: b.token });
-    expect(r.body.inventaire).toEqual([{ code: 'bouclier', nom: 'Bouclier', quantite: 1, empilable: true, max: null }]);
+    expect(r.body.data.inventaire).toEqual([{ code: 'bouclier', nom: 'Bouclier', quantite: 1, empilable: true, max: null }]);
     expectError(await api.post('/shop/acheter', { code: 'epee' }, { token: b.token }), 401, 'invalid_token');
-    expect((await api.get('/economie/portefeuille', { token: a.token })).body.portefeuille.map((c: any) => c.code)).toEqual(['gemmes', 'or']);
+    expect((await api.get('/economie/portefeuille', { token: a.token })).body.data.map((c: any) => c.code)).toEqual(['gemmes', 'or']);
   });
 
   it('GET /shop/articles adds contenu and achetable', async () => {
@@ -246,7 +265,7 @@ describe('match rewards', () => {
     expect(await balance(x!, 'or')).toBe(150);
     expect(await balance(o!, 'or')).toBe(110);
     const h = await api.get('/economie/historique?limit=1', { token: x!.token });
-    expect(h.body.mouvements[0]).toMatchObject({ type: 'monnaie', code: 'or', delta: 50, apres: 150, raison: 'recompense',
+    expect(h.body.data.mouvements[0]).toMatchObject({ type: 'monnaie', code: 'or', delta: 50, apres: 150, raison: 'recompense',
       ref: { partie_id: last.partie_id } });
     expect(await drift(x!)).toEqual([]);
   });

@@ -130,6 +130,25 @@ export async function callApi<T = Record<string, unknown>>(
 /** An api.* result as the JSON text Postgres wrote, for the façade to send as it is. */
 export class ApiJson {
   constructor(readonly text: string) {}
+
+  /**
+   * The result moved into the envelope's `data` (docs/api.md: a success is `{ok, data}`),
+   * still as text: the whole result (`{"data": <result>}`), or, with `key`, the value of
+   * the result's only key (`{"portefeuille": [...]}` → `{"data": [...]}`). Numbers are
+   * never parsed (a bigint balance past 2^53 stays exact). An Idempotency-Key replay
+   * gets its stored result moved the same way.
+   */
+  asData(key?: string): ApiJson {
+    if (key === undefined) return new ApiJson(`{"data": ${this.text}}`);
+    // jsonb's text: `{"key": value}`, one space after the colon.
+    const head = `{${JSON.stringify(key)}: `;
+    const parsed = JSON.parse(this.text) as Record<string, unknown>;
+    const keys = Object.keys(parsed);
+    if (!this.text.startsWith(head) || keys.length !== 1 || keys[0] !== key) {
+      throw new Error(`asData: expected the result {${JSON.stringify(key)}: ...}, got keys ${JSON.stringify(keys)}`);
+    }
+    return new ApiJson(`{"data": ${this.text.slice(head.length)}`);
+  }
 }
 
 /**

@@ -413,21 +413,21 @@ export function createClient(options: ClientOptions): ManetteClient {
 
     economy: {
       async wallet() {
-        return (await call<{ portefeuille: Solde[] }>('GET', '/economie/portefeuille')).portefeuille;
+        return (await call<{ data: Solde[] }>('GET', '/economie/portefeuille')).data;
       },
       async inventory() {
-        return (await call<{ inventaire: ObjetPossede[] }>('GET', '/economie/inventaire')).inventaire;
+        return (await call<{ data: ObjetPossede[] }>('GET', '/economie/inventaire')).data;
       },
       async buy(code, opts = {}) {
         const body: Record<string, unknown> = { code };
         if (opts.quantite !== undefined) body.quantite = opts.quantite;
-        return without<Achat>(await retried('POST', '/shop/acheter', body));
+        return (await retried('POST', '/shop/acheter', body)).data as Achat;
       },
       async use(objet, quantite = 1) {
-        return (await retried('POST', '/economie/utiliser', { objet, quantite })).inventaire as ObjetPossede[];
+        return ((await retried('POST', '/economie/utiliser', { objet, quantite })).data as { inventaire: ObjetPossede[] }).inventaire;
       },
       async history(opts = {}) {
-        return without<Historique>(await call('GET', '/economie/historique', { query: { limit: opts.limit, avant: opts.avant } }));
+        return (await call<{ data: Historique }>('GET', '/economie/historique', { query: { limit: opts.limit, avant: opts.avant } })).data;
       },
     },
 

@@ -11,14 +11,14 @@ export default defineRoute({
   path: '/economie/historique',
   tag: 'Economy',
   summary: 'The player’s ledger',
-  description: 'Every movement of the player’s balances and inventory, newest first. `suivant` is the `avant` '
-    + 'of the next page (null: no more).',
+  description: 'Every movement of the player’s balances and inventory, newest first: `{ok, data: {mouvements, suivant}}`; '
+    + '`suivant` is the `avant` of the next page (null: no more).',
   auth: 'player',
   query: z.strictObject({
     limit: IntParam(1, 100).optional().meta({ description: '1 to 100, default 20.' }),
     avant: IntParam(1, 9e15).optional().meta({ description: 'Movements with a smaller id only.' }),
   }),
-  response: z.object({ mouvements: z.array(Mouvement), suivant: z.number().int().nullable() }),
-  handler: ({ query, ctx, deps }) =>
-    passApi(deps.pool, 'economie_historique', ctx, { limit: query.limit, avant: query.avant }),
+  response: z.object({ data: z.object({ mouvements: z.array(Mouvement), suivant: z.number().int().nullable() }) }),
+  handler: async ({ query, ctx, deps }) =>
+    (await passApi(deps.pool, 'economie_historique', ctx, { limit: query.limit, avant: query.avant })).asData(),
 });

@@ -12,6 +12,6 @@ export default defineRoute({
   summary: 'The player’s inventory',
   description: 'The objects the player holds (quantity above 0), by code.',
   auth: 'player',
-  response: z.object({ inventaire: Inventaire }),
-  handler: ({ ctx, deps }) => passApi(deps.pool, 'economie_inventaire', ctx),
+  response: z.object({ data: Inventaire }),
+  handler: async ({ ctx, deps }) => (await passApi(deps.pool, 'economie_inventaire', ctx)).asData('inventaire'),
 });

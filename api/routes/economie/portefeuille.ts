@@ -13,6 +13,6 @@ export default defineRoute({
   description: 'Every currency of the game file with the player’s balance; a balance never moved is the '
     + 'currency’s `depart` (shown without being written).',
   auth: 'player',
-  response: z.object({ portefeuille: Portefeuille }),
-  handler: ({ ctx, deps }) => passApi(deps.pool, 'economie_portefeuille', ctx),
+  response: z.object({ data: Portefeuille }),
+  handler: async ({ ctx, deps }) => (await passApi(deps.pool, 'economie_portefeuille', ctx)).asData('portefeuille'),
 });

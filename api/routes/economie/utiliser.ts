@@ -19,6 +19,6 @@ export default defineRoute({
     objet: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/),
     quantite: z.number().int().min(1).max(1000),
   }),
-  response: z.object({ inventaire: Inventaire }),
-  handler: ({ body, ctx, deps }) => passApi(deps.pool, 'economie_utiliser', ctx, body),
+  response: z.object({ data: z.object({ inventaire: Inventaire.meta({ description: 'The inventory after the use: the objects held (quantite > 0), by code.' }) }) }),
+  handler: async ({ body, ctx, deps }) => (await passApi(deps.pool, 'economie_utiliser', ctx, body)).asData(),
 });

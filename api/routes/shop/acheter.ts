@@ -23,9 +23,11 @@ export default defineRoute({
     quantite: z.number().int().min(1).max(100).optional().meta({ description: '1 to 100, default 1.' }),
   }),
   response: z.object({
-    achat: z.object({ article: z.string(), quantite: z.number().int(), prix_total: z.number().int(), devise: z.string() }),
-    portefeuille: Portefeuille,
-    inventaire: Inventaire,
+    data: z.object({
+      achat: z.object({ article: z.string(), quantite: z.number().int(), prix_total: z.number().int(), devise: z.string() }),
+      portefeuille: Portefeuille.meta({ description: 'The wallet after the purchase: every currency of the game, by code.' }),
+      inventaire: Inventaire.meta({ description: 'The inventory after the purchase: the objects held (quantite > 0), by code.' }),
+    }),
   }),
-  handler: ({ body, ctx, deps }) => passApi(deps.pool, 'shop_acheter', ctx, body),
+  handler: async ({ body, ctx, deps }) => (await passApi(deps.pool, 'shop_acheter', ctx, body)).asData(),
 });
