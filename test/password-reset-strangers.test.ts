@@ -100,4 +100,20 @@ describe('brute force stays bounded', () => {
     const r = await reset(email, code, owner);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
   });
+
+  it('a network past 100 wrong codes in 30 minutes, over any accounts, is refused unchecked and writes nothing', async () => {
+    const email = await victim('Fanny');
+    const guesser = address();
+    const code = await codeFor(email, guesser);
+    await app.sql(`insert into manette.password_resets (game_id, player_id, client_net, wrong_code)
+      select p.game_id, p.id, $1::inet, true from manette.players p, generate_series(1, 100)
+      where p.pseudo = 'Alma'`, [guesser]);
+    const count = async () => (await app.sql<{ n: number }>(`select count(*)::int as n from manette.password_resets where client_net = $1`, [guesser]))[0]!.n;
+    const before = await count();
+    expect((await reset(email, wrong(code, 0), guesser)).body.error).toBe('code_invalide');
+    expect((await reset(email, code, guesser)).body.error).toBe('code_invalide');
+    expect(await count()).toBe(before);
+    // The owner's code, from another network, is untouched.
+    expect((await reset(email, code, address())).status).toBe(200);
+  });
 });

@@ -1,8 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.players_mot_de_passe_reinitialiser(ctx jsonb, body jsonb)
--- Current definition from supabase/migrations/20261130001004_reset_limits_per_network.sql
--- Earlier versions in: 20261130000300_password_reset.sql
+-- Current definition from supabase/migrations/20261130001005_reset_wrong_codes_per_network.sql
+-- Earlier versions in: 20261130000300_password_reset.sql, 20261130001004_reset_limits_per_network.sql
 -- Calls: manette.authenticate, manette.client_net, manette.pseudo_key, manette.refuse_suspended, manette.reset_code_hash
 CREATE OR REPLACE FUNCTION api.players_mot_de_passe_reinitialiser(ctx jsonb, body jsonb)
  RETURNS jsonb
@@ -17,6 +17,7 @@ declare
   window_len       constant interval := interval '30 minutes';
   max_tries        constant integer := 5;    -- wrong codes per account and guessing network
   max_account_tries constant integer := 20;  -- wrong codes per account, all networks
+  max_net_tries    constant integer := 100;  -- wrong codes per network, all accounts
   invalid   constant jsonb := jsonb_build_object('error', 'code_invalide', 'http_status', 400);
   p         manette.players;
   r         manette.password_resets;
@@ -40,6 +41,15 @@ begin
   if (select count(*) from manette.password_resets rr
       where rr.player_id = p.id and rr.wrong_code and rr.created_at > now() - window_len
         and rr.client_net is not distinct from client) >= max_tries then
+    return invalid;
+  end if;
+  -- A network guessing across many accounts: past 100 wrong codes in 30 minutes it is
+  -- refused unchecked and writes nothing (the rows of wrong codes stay bounded).
+  if (select count(*) from (
+        select 1 from manette.password_resets rr
+        where rr.game_id = caller.game_id and rr.wrong_code and rr.created_at > now() - window_len
+          and rr.client_net is not distinct from client
+        limit max_net_tries) x) >= max_net_tries then
     return invalid;
   end if;
   select rr.* into r from manette.password_resets rr
