@@ -114,7 +114,19 @@ function lang(req: Request): Lang {
   return req.acceptsLanguages('fr', 'en') === 'en' ? 'en' : 'fr';
 }
 
+/**
+ * A body's schema that reports an unknown field (`champ` its name, "is not an accepted
+ * field") instead of dropping it, as the tables do for an unknown column and the queries
+ * for an unknown parameter: a client that sends `country` for `pays` hears about it.
+ */
+export function strictBody(schema: z.ZodType | undefined): z.ZodType | undefined {
+  if (schema instanceof z.ZodObject) return schema.strict();
+  if (schema instanceof z.ZodUnion) return z.union((schema.options as z.ZodType[]).map((o) => strictBody(o)!) as [z.ZodType, z.ZodType, ...z.ZodType[]]);
+  return schema;
+}
+
 function handle(route: RouteDef<unknown, unknown, unknown>, deps: Deps, knownKeys: KnownKeys) {
+  const bodySchema = strictBody(route.body as z.ZodType | undefined) as typeof route.body;
   return async (req: Request, res: Response, next: NextFunction) => {
     const ctx = contextOf(req, deps);
     const { key } = ctx;
@@ -141,7 +153,7 @@ function handle(route: RouteDef<unknown, unknown, unknown>, deps: Deps, knownKey
       if (inBody !== undefined) throw ERRORS.validationFailed([{ champ: inBody.champ, message: BAD_VALUE_MESSAGES[inBody.kind][l] }]);
       const params = parse(route.params, rawParams, route.notFound ?? ERRORS.notFound, l, 'params');
       const query = parse(route.query, rawQuery, ERRORS.invalidQuery, l, 'query');
-      const body = route.body ? parse(route.body, req.body ?? {}, route.bodyError ?? ERRORS.validationFailed, l, 'body') : undefined;
+      const body = bodySchema ? parse(bodySchema, req.body ?? {}, route.bodyError ?? ERRORS.validationFailed, l, 'body') : undefined;
       // Idempotency-Key, on the routes that take one: callApi then goes through api.idempotent.
       const idempotency = idempotencyOf(req, route);
       if (idempotency) ctx.idempotency = idempotency;
