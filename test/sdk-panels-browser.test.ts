@@ -216,6 +216,12 @@ describe.skipIf(!haveBrowser)('SDK panels in a browser', () => {
     await root.getByRole('button', { name: 'Se connecter' }).click();
     await expect.poll(() => root.getByRole('alert').first().textContent(), { timeout: 10_000 }).toBe('Identifiant ou mot de passe incorrect.');
     expect(await root.getByLabel('Mot de passe').getAttribute('aria-invalid')).toBe('true');
+    // A field's message names it by its label, never by its wire name (identifiant).
+    await root.getByLabel('Pseudo ou e-mail').fill('');
+    await root.getByRole('button', { name: 'Se connecter' }).click();
+    await expect.poll(() => page.$eval('#a', (el) => el.shadowRoot!.getElementById('identifiant-erreur')?.textContent), { timeout: 10_000 })
+      .toBe('Pseudo ou e-mail ne doit pas être vide');
+    await root.getByLabel('Pseudo ou e-mail').fill('erreurs');
 
     await root.getByRole('button', { name: 'Pas encore de compte ? Inscris-toi' }).click();
     await root.getByLabel('Pseudo', { exact: true }).fill('Erreurs');

@@ -363,7 +363,7 @@ export class ManetteLogin extends ManettePanel {
       if (!input) continue;
       input.setAttribute('aria-invalid', 'true');
       const p = this.root.getElementById(`${d.champ}-erreur`);
-      if (p) p.textContent = d.message;
+      if (p) p.textContent = labelled(d.message, d.champ, this.root.querySelector(`label[for="${d.champ}"]`)?.textContent);
       first ??= input;
     }
     const code = (err as PanelError).code;
@@ -376,6 +376,17 @@ export class ManetteLogin extends ManettePanel {
       if (this.root.activeElement) first.focus();
     }
   }
+}
+
+/**
+ * A field's message as the player reads it under the field: the wire name it starts with
+ * (`identifiant must not be empty`) becomes the field's label (`Pseudo ou e-mail must not
+ * be empty`).
+ */
+export function labelled(message: string, champ: string, label: string | null | undefined): string {
+  const name = label?.trim();
+  if (!name || !message.startsWith(`${champ} `)) return message;
+  return `${name}${message.slice(champ.length)}`;
 }
 
 /** What the player views show of a player: a change (another player, a guest linked, a new pseudo) redraws them. */
