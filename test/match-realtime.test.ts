@@ -138,7 +138,7 @@ describe('GET /realtime/config', () => {
     expect((await apiP.get('/realtime/config')).body).toMatchObject({ private: false, token: null });
   });
 
-  it('with a player: a signed token for that player of that game, at most one hour, never after the session', async () => {
+  it('with a player: a signed token for that player of that game, at most ten minutes, never after the session', async () => {
     const p = await player();
     const before = Math.floor(Date.now() / 1000);
     const r = await api.get('/realtime/config', { token: p.token });
@@ -146,7 +146,7 @@ describe('GET /realtime/config', () => {
     const claims = decodeJwt(r.body.token);
     const [{ game_id }] = await app.sql<{ game_id: string }>('select id::text as game_id from manette.games where slug = $1', [GAME.jeu]) as [{ game_id: string }];
     expect(claims).toMatchObject({ role: 'authenticated', sub: p.id, jeu_id: game_id, iss: 'manette', aud: 'authenticated' });
-    expect(claims.exp! - claims.iat!).toBe(3600);
+    expect(claims.exp! - claims.iat!).toBe(600);
     expect(claims.iat!).toBeGreaterThanOrEqual(before);
     expect(r.body.token_expire_le).toBe(new Date(claims.exp! * 1000).toISOString());
 

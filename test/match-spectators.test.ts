@@ -43,10 +43,10 @@ afterAll(async () => { await app?.close(); });
 
 
 type Api = ReturnType<typeof client>;
-interface Player { token: string; id: string; api: Api }
+interface Player { token: string; id: string; api: Api; pseudo: string }
 async function player(on: Api = api): Promise<Player> {
   const r = await on.register(`sp_${++counter}_${Math.random().toString(36).slice(2, 8)}`);
-  return { token: r.token, id: r.data.joueur.id, api: on };
+  return { token: r.token, id: r.data.joueur.id, api: on, pseudo: r.data.joueur.pseudo };
 }
 /** Two players matched through /matchmaking/join; seat order. */
 async function match(mode: string, on: Api = api): Promise<{ id: string; seats: Player[] }> {
@@ -72,8 +72,8 @@ const configOf = async (p: Player) => (await p.api.get('/realtime/config', { tok
 interface Received { event: string; payload: any }
 const jsClients: RealtimeClient[] = [];
 /** Joins the match room with realtime-js: resolves once SUBSCRIBED, rejects with the refusal. */
-async function subscribe(p: Player, partieId: string, opts: { presence?: boolean } = {}) {
-  const cfg = await configOf(p);
+async function subscribe(p: Player, partieId: string, opts: { presence?: boolean; cfg?: any } = {}) {
+  const cfg = opts.cfg ?? await configOf(p);
   const rt = new RealtimeClient(cfg.url, {
     params: { apikey: cfg.key },
     transport: WebSocket as unknown as RealtimeClientOptions['transport'], // Node 20 has no global WebSocket
@@ -99,8 +99,8 @@ async function subscribe(p: Player, partieId: string, opts: { presence?: boolean
 
 // A hand-written client (Godot, Unity...): vsn 1.0.0 JSON objects -------------------
 const rawClients: WebSocket[] = [];
-async function rawJoin(p: Player, partieId: string) {
-  const cfg = await configOf(p);
+async function rawJoin(p: Player, partieId: string, given?: any) {
+  const cfg = given ?? await configOf(p);
   const ws = new WebSocket(`${cfg.url}/websocket?apikey=${encodeURIComponent(cfg.key)}&vsn=1.0.0`);
   rawClients.push(ws);
   const messages: any[] = [];
@@ -268,11 +268,40 @@ describe('the game file', () => {
     // Realtime evaluates the read policy again when the token is renewed (a new token: the
     // same one is ignored), and closes the channel.
     const [{ game_id }] = await app.sql<{ game_id: string }>('select id::text as game_id from manette.games where slug = $1', [GAME_D.jeu]) as [{ game_id: string }];
-    const renewed = (await app.signer.playerToken({ playerId: spectator.id, gameId: game_id, notAfter: Date.now() / 1000 + 1800 })).token;
+    const renewed = (await app.signer.playerToken({ playerId: spectator.id, gameId: game_id, notAfter: Date.now() / 1000 + 300 })).token; // not the token it joined with (same second, same exp)
     joined.ws.send(JSON.stringify({ topic: joined.topic, event: 'access_token', payload: { access_token: renewed }, ref: '9', join_ref: '1' }));
     await waitUntil(() => joined.messages.some((m) => m.event === 'phx_close'), 'the channel closes');
     expect(joined.messages.find((m) => m.event === 'system')?.payload).toMatchObject({ status: 'error', message: expect.stringMatching(/permission/) });
   }, T);
+});
+
+// Issue 31: a realtime token minted before a ban or an erasure opens nothing any more.
+describe('a suspended or erased player\'s realtime token', () => {
+  for (const how of ['banned', 'deleted'] as const) {
+    it(`${how}: its token minted before can join neither its match room nor a spectated room`, async () => {
+      const { id, seats: [a] } = await match('vue');
+      const other = await match('vue');
+      const cfg = await configOf(a!);
+      // Before: both rooms open with this token (its own match, and another as a spectator).
+      await (await subscribe(a!, id, { cfg })).rt.removeAllChannels();
+      await (await subscribe(a!, other.id, { cfg })).rt.removeAllChannels();
+      const joinedBefore = await rawJoin(a!, id, cfg);
+      expect(joinedBefore.reply.status).toBe('ok');
+
+      if (how === 'banned') await app.sql(`select manette_admin.players_ban($1, $2, null, 'triche')`, [GAME.jeu, a!.pseudo]);
+      else expect((await api.post('/players/me/supprimer', { password: 'motdepasse-solide' }, { token: a!.token })).status).toBe(200);
+
+      await expect(subscribe(a!, id, { cfg })).rejects.toThrow(/CHANNEL_ERROR.*permissions to read/);
+      await expect(subscribe(a!, other.id, { cfg })).rejects.toThrow(/CHANNEL_ERROR.*permissions to read/);
+      expect((await rawJoin(a!, id, cfg)).reply.status).toBe('error');
+      expect((await rawJoin(a!, other.id, cfg)).reply.status).toBe('error');
+      // The socket joined before is closed when a fresh token is sent (what the SDK does every few minutes).
+      const [{ game_id }] = await app.sql<{ game_id: string }>('select id::text as game_id from manette.games where slug = $1', [GAME.jeu]) as [{ game_id: string }];
+      const renewed = (await app.signer.playerToken({ playerId: a!.id, gameId: game_id, notAfter: Date.now() / 1000 + 300 })).token; // another token than the one it joined with
+      joinedBefore.ws.send(JSON.stringify({ topic: joinedBefore.topic, event: 'access_token', payload: { access_token: renewed }, ref: '9', join_ref: '1' }));
+      await waitUntil(() => joinedBefore.messages.some((m) => m.event === 'phx_close'), 'the channel closes');
+    }, T);
+  }
 });
 
 describe('GET /match/live', () => {

@@ -25,13 +25,13 @@ const SECRET = 'a-supabase-project-jwt-secret-of-at-least-32-chars';
 const now = () => Math.floor(Date.now() / 1000);
 
 describe('realtime tokens', () => {
-  it('HS256 with the project\'s JWT secret: the player\'s claims, one hour at most, never after the session', async () => {
+  it('HS256 with the project\'s JWT secret: the player\'s claims, ten minutes at most (a ban or an erasure cuts a joined socket within that), never after the session', async () => {
     const signer = await createRealtimeSigner(supabaseSigningKey(readSettings({ MANETTE_REALTIME_JWT_SECRET: SECRET })));
     const { token, exp } = await signer.playerToken({ playerId: 'p-1', gameId: 'g-1', notAfter: now() + 86_400 });
     const { payload, protectedHeader } = await jwtVerify(token, new TextEncoder().encode(SECRET), { algorithms: ['HS256'] });
     expect(protectedHeader).toEqual({ alg: 'HS256', typ: 'JWT' });
     expect(payload).toEqual({ role: 'authenticated', aud: 'authenticated', sub: 'p-1', jeu_id: 'g-1', iss: 'manette', iat: expect.any(Number), exp });
-    expect(exp - payload.iat!).toBe(3600);
+    expect(exp - payload.iat!).toBe(600);
     const bounded = await signer.playerToken({ playerId: 'p-1', gameId: 'g-1', notAfter: now() + 60 });
     expect(bounded.exp).toBe(now() + 60);
     await expect(jwtVerify(token, new TextEncoder().encode('another-secret-another-secret-another'))).rejects.toThrow();
@@ -41,13 +41,13 @@ describe('realtime tokens', () => {
     const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
     const privateJwk = { ...(await exportJWK(privateKey)), kid: 'manette-1', alg: 'ES256' };
     const publicJwk = { ...(await exportJWK(publicKey)), kid: 'manette-1', alg: 'ES256' };
-    const settings = readSettings({ MANETTE_REALTIME_JWT_PRIVATE_KEY: JSON.stringify(privateJwk), MANETTE_REALTIME_TOKEN_TTL_S: '600' });
+    const settings = readSettings({ MANETTE_REALTIME_JWT_PRIVATE_KEY: JSON.stringify(privateJwk), MANETTE_REALTIME_TOKEN_TTL_S: '300' });
     const signer = await createRealtimeSigner(supabaseSigningKey(settings), settings.MANETTE_REALTIME_TOKEN_TTL_S);
     const { token, exp } = await signer.playerToken({ playerId: 'p-2', gameId: 'g-2', notAfter: now() + 86_400 });
     expect(decodeProtectedHeader(token)).toEqual({ alg: 'ES256', typ: 'JWT', kid: 'manette-1' });
     const { payload } = await jwtVerify(token, createLocalJWKSet({ keys: [publicJwk] }));
     expect(payload).toMatchObject({ role: 'authenticated', sub: 'p-2', jeu_id: 'g-2' });
-    expect(exp - payload.iat!).toBe(600);
+    expect(exp - payload.iat!).toBe(300);
     const service = await signer.serviceKey();
     expect((await jwtVerify(service, createLocalJWKSet({ keys: [publicJwk] }))).payload.role).toBe('service_role');
   });
@@ -57,11 +57,11 @@ describe('realtime tokens', () => {
     expect(() => supabaseSigningKey(readSettings({ MANETTE_REALTIME_JWT_SECRET: SECRET, MANETTE_REALTIME_JWT_PRIVATE_KEY: '{}' }))).toThrow(/exactly one/);
     expect(() => supabaseSigningKey(readSettings({ MANETTE_REALTIME_JWT_PRIVATE_KEY: 'not json' }))).toThrow(/JWK in JSON/);
     expect(() => readSettings({ MANETTE_REALTIME_JWT_SECRET: 'short' })).toThrow(/MANETTE_REALTIME_JWT_SECRET/);
-    expect(() => readSettings({ MANETTE_REALTIME_TOKEN_TTL_S: '7200' })).toThrow(/MANETTE_REALTIME_TOKEN_TTL_S/);
+    expect(() => readSettings({ MANETTE_REALTIME_TOKEN_TTL_S: '3600' })).toThrow(/MANETTE_REALTIME_TOKEN_TTL_S/);
   });
 
-  it('refuses a token lifetime over an hour', async () => {
-    await expect(createRealtimeSigner({ secret: SECRET }, 3601)).rejects.toThrow(/1 to 3600/);
+  it('refuses a token lifetime over ten minutes', async () => {
+    await expect(createRealtimeSigner({ secret: SECRET }, 601)).rejects.toThrow(/1 to 600/);
   });
 
   it('locally, the secret is made once in the data folder (owner-only), and every caller gets the same', async () => {

@@ -45,7 +45,7 @@ const Env = z.object({
   MANETTE_REALTIME_JWT_SECRET: z.string().min(32).optional(),
   MANETTE_REALTIME_JWT_PRIVATE_KEY: z.string().optional(),
   // Lifetime of a player's realtime token (never after its session's end).
-  MANETTE_REALTIME_TOKEN_TTL_S: z.coerce.number().int().min(1).max(3600).default(3600),
+  MANETTE_REALTIME_TOKEN_TTL_S: z.coerce.number().int().min(1).max(600).default(600),
   // The local Realtime stand-in (twin/realtime), played as hosted Supabase Realtime:
   // the plan whose quotas it enforces (default Free, so what works locally works on the
   // smallest plan), each quota replaced by its own setting when given;

@@ -16,8 +16,9 @@ import { randomBytes } from 'node:crypto';
 import { compactVerify, importJWK, SignJWT, type JWK } from 'jose';
 
 export const REALTIME_TOKEN_ISSUER = 'manette';
-/** The longest a player token lives (the public API: at most one hour). */
-export const MAX_TOKEN_TTL_S = 3600;
+/** The longest a player token lives: ten minutes, so a suspended or erased player's joined socket is cut within
+ * that (Realtime runs the room policies again at each fresh token, docs/matches.md "Tokens"). */
+export const MAX_TOKEN_TTL_S = 600;
 
 export type RealtimeSigningKey = { secret: string } | { privateJwk: JWK };
 

@@ -21,7 +21,7 @@ export type RealtimeLoader = () => Promise<RealtimeModule>;
 
 export interface ChannelHandle { stop(): Promise<void> }
 
-/** Renew this long before the token's expiry (it lasts up to an hour). */
+/** Renew this long before the token's expiry (it lasts ten minutes at most: renewed about every five). */
 const RENEW_BEFORE_MS = 60_000;
 const JOIN_TIMEOUT_MS = 15_000;
 const MAX_JOIN_ERRORS = 5;

@@ -21,7 +21,7 @@ export default defineRoute({
   tag: 'Realtime',
   summary: 'Where to subscribe to realtime events (Phoenix / Supabase Realtime), and the player’s token',
   description: 'Without x-player-token, `token` and `token_expire_le` are null. With it: a JWT for private rooms '
-    + '(`access_token` of phx_join, or realtime-js’s `setAuth`), valid for at most one hour and never past the session.',
+    + '(`access_token` of phx_join, or realtime-js’s `setAuth`), valid for at most ten minutes (renew it before `token_expire_le`) and never past the session.',
   auth: 'key',
   response: z.object({
     url: z.string(), key: z.string(), channel_prefix: z.string(), private: z.boolean(),

@@ -1,8 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette_realtime.can_read(topic text)
--- Current definition from supabase/migrations/20261128000500_console_matches.sql
--- Earlier versions in: 20261123000100_realtime_rooms.sql, 20261127000700_spectators.sql
+-- Current definition from supabase/migrations/20261130001006_realtime_refuses_suspended_erased.sql
+-- Earlier versions in: 20261123000100_realtime_rooms.sql, 20261127000700_spectators.sql, 20261128000500_console_matches.sql
 -- Calls: manette_realtime.token_claims, manette_realtime.token_game, manette_realtime.token_player, manette_realtime.topic_id
 CREATE OR REPLACE FUNCTION manette_realtime.can_read(topic text)
  RETURNS boolean
@@ -31,6 +31,13 @@ begin
     if target is not null then
       return exists (select 1 from manette.matches m where m.id = target and m.game_id = game);
     end if;
+    return false;
+  end if;
+  -- A suspended or erased player's token opens nothing (issue 31): checked at every join
+  -- and every token renewal, so a token minted before the ban or the erasure is dead.
+  if not exists (select 1 from manette.players p
+                 where p.id = player and p.game_id = game and p.deleted_at is null
+                   and (p.suspended_at is null or p.suspended_until <= now())) then
     return false;
   end if;
   target := manette_realtime.topic_id(topic, 'partie');
