@@ -8,6 +8,8 @@ import { client, startTestApp, type Reply, type TestApp } from './support/harnes
 let app: TestApp;
 let api: ReturnType<typeof client>;
 let small: ReturnType<typeof client>;
+let morpion: ReturnType<typeof client>;
+let largest: ReturnType<typeof client>;
 let counter = 0;
 
 const LIBRE = { libre: { equipes: 2, joueurs_par_equipe: 1, regles: 'libre', elo_ecart_initial: 10000 } };
@@ -16,20 +18,24 @@ beforeAll(async () => {
   app = await startTestApp();
   api = client(app.baseUrl, await app.applyGame({ jeu: 'etat-defaut', nom: 'Défaut', modes: LIBRE }));
   small = client(app.baseUrl, await app.applyGame({ jeu: 'etat-petit', nom: 'Petit', taille_max_etat: 4096, modes: LIBRE }));
+  morpion = client(app.baseUrl, await app.applyGame({ jeu: 'etat-morpion', nom: 'Morpion', taille_max_etat: 1048576,
+    modes: { ...LIBRE, morpion: { equipes: 2, joueurs_par_equipe: 1, regles: 'morpion', elo_ecart_initial: 10000 } } }));
+  largest = client(app.baseUrl, await app.applyGame({ jeu: 'etat-max', nom: 'Max', taille_max_etat: 1048576, modes: LIBRE }));
 });
 afterAll(async () => { await app?.close(); });
 
 interface Player { token: string; id: string }
-async function match(c: ReturnType<typeof client>): Promise<{ id: string; seats: Player[] }> {
+async function match(c: ReturnType<typeof client>, mode = 'libre'): Promise<{ id: string; seats: Player[] }> {
   const ps: Player[] = [];
   for (let i = 0; i < 2; i++) {
     const r = await c.register(`etat_${++counter}_${Math.random().toString(36).slice(2, 8)}`);
     ps.push({ token: r.token, id: r.data.joueur.id });
   }
   let last: any;
-  for (const p of ps) last = (await c.post('/matchmaking/join', { mode_jeu: 'libre', elo_actuel: 1000 }, { token: p.token })).body;
+  for (const p of ps) last = (await c.post('/matchmaking/join', { mode_jeu: mode, elo_actuel: 1000 }, { token: p.token })).body;
   expect(last.status).toBe('matched');
-  return { id: last.partie_id, seats: ps };
+  const byId = new Map(ps.map((p) => [p.id, p]));
+  return { id: last.partie_id, seats: last.participants.map((x: any) => byId.get(x.joueur_id)!) };
 }
 
 const act = (c: ReturnType<typeof client>, p: Player, partie_id: string, donnees: unknown, headers: Record<string, string> = {}) =>
@@ -98,6 +104,48 @@ describe('taille_max_etat set by the game file (4096)', () => {
     const s = await state(small, a!, id);
     expect(s.body.partie.etat_plateau).toEqual({ s: 'é'.repeat(2000) });
     expect(s.body.partie.numero_tour).toBe(3);
+  });
+});
+
+// Issue 31: what a rule set does not read is not stored, and an action's `donnees` (its
+// history row, its `action` event) is bounded like the state.
+describe('donnees: what is stored is what is read, and bounded', () => {
+  function refused(r: Reply, reason: string) {
+    expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(409);
+    expect(r.body).toMatchObject({ ok: false, error: 'action_refusee', reason });
+  }
+
+  it('morpion refuses a key it does not know (donnees_invalides): two moves of 900 KiB no longer make a 1.8 MB history', async () => {
+    const { id, seats: [a, b] } = await match(morpion, 'morpion');
+    const play = (p: Player, donnees: unknown) => morpion.post('/match/action', { partie_id: id, action: 'jouer', donnees }, { token: p.token });
+    refused(await play(a!, { case: 0, bourrage: 'a'.repeat(900 * 1024) }), 'donnees_invalides');
+    refused(await play(a!, { case: 0, x: 1 }), 'donnees_invalides');
+    expect((await play(a!, { case: 0 })).status).toBe(200);
+    refused(await play(b!, { case: 4, y: null }), 'donnees_invalides');
+    expect((await play(b!, { case: 4 })).status).toBe(200);
+    const history = await morpion.get(`/match/history?partie_id=${id}`, { token: a!.token });
+    expect(history.status).toBe(200);
+    expect(JSON.stringify(history.body).length).toBeLessThan(4096);
+  });
+
+  it('an action whose donnees are larger than taille_max_etat is donnees_trop_grandes, even when the board does not change', async () => {
+    const { id, seats: [a] } = await match(small);
+    const before = await counts(id);
+    const r = await small.post('/match/action', { partie_id: id, action: 'abandonner', donnees: sized(4097) }, { token: a!.token });
+    refused(r, 'donnees_trop_grandes');
+    expect(r.body.message).toBe('Les données de cette action sont trop volumineuses.');
+    expect(await counts(id)).toEqual(before);
+    expect((await state(small, a!, id)).body.partie.statut).toBe('en_cours');
+  });
+
+  it('an action whose event would pass the smallest plan\'s payload limit (256 KB) is refused, not silently not broadcast', async () => {
+    const { id, seats: [a] } = await match(largest);
+    const before = await counts(id);
+    refused(await largest.post('/match/action', { partie_id: id, action: 'abandonner', donnees: sized(256_000) }, { token: a!.token }), 'donnees_trop_grandes');
+    expect(await counts(id)).toEqual(before);
+    // Under it: accepted, written and both events sent.
+    expect((await largest.post('/match/action', { partie_id: id, action: 'abandonner', donnees: sized(200_000) }, { token: a!.token })).status).toBe(200);
+    expect(await counts(id)).toEqual({ actions: String(Number(before!.actions) + 1), messages: String(Number(before!.messages) + 2) });
   });
 });
 

@@ -90,6 +90,7 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
   'action_refusee.case_occupee': { fr: 'Cette case est déjà prise.', en: 'This square is already taken.' },
   'action_refusee.hors_plateau': { fr: 'Cette case est hors du plateau.', en: 'This square is off the board.' },
   'action_refusee.etat_trop_grand': { fr: 'Cette action rendrait l’état de la partie trop volumineux.', en: 'This action would make the match state too large.' },
+  'action_refusee.donnees_trop_grandes': { fr: 'Les données de cette action sont trop volumineuses.', en: 'This action’s data is too large.' },
   // The console's panel editor (manette_admin.panel_apply, game_file_apply).
   game_file_differs: {
     fr: 'Le fichier du jeu et la base ne sont pas d’accord en dehors du panneau : applique d’abord le fichier tel quel (ou corrige-le).',

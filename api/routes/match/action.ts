@@ -14,7 +14,8 @@ export default defineRoute({
     + '`manette_partie_<partie_id>` (events `action` then `etat`, after commit). Refusal: 409 '
     + '`action_refusee` with `reason` (`partie_terminee`: the match is `terminee` or `annulee`; `tour_perime`, `pas_ton_tour`, `action_inconnue`, '
     + '`donnees_invalides`, `case_occupee`, `hors_plateau`, `etat_trop_grand` (the new `etat_plateau` would be larger '
-    + 'than the game’s `taille_max_etat`), `solde_insuffisant`, `quantite_insuffisante`, `limite_atteinte` (the rule set’s `economie` '
+    + 'than the game’s `taille_max_etat`), `donnees_trop_grandes` (`donnees` larger than `taille_max_etat`, or an `action` event '
+    + 'larger than 256 000 bytes, the smallest plan’s Realtime payload limit), `solde_insuffisant`, `quantite_insuffisante`, `limite_atteinte` (the rule set’s `economie` '
     + 'would take a balance below 0 or past a cap), or a reason of the game’s own). Every rule set '
     + 'accepts `abandonner` (resign); `initialiser`, `delai_depasse`, `fin_admin` and `annulation_admin` are reserved (`action_inconnue`). A turn that expired (the mode’s `delai_tour_s`) is applied first, as the server’s action `delai_depasse`, and stays applied even when this action is then refused. `Idempotency-Key` header: the same key from the same player within 24 h '
     + 'returns the first response and plays nothing more.',

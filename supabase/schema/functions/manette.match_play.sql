@@ -1,8 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette.match_play(match_id uuid, player uuid, played_action text, played_data jsonb, expected_turn integer)
--- Current definition from supabase/migrations/20261129000300_economy_rules.sql
--- Earlier versions in: 20261122000800_matches.sql, 20261124000200_fast_match_action.sql, 20261124000600_constant_time_actions.sql, 20261126000200_one_broadcast_helper.sql, 20261127000100_bounded_state.sql, 20261127000400_turn_timers.sql
+-- Current definition from supabase/migrations/20261130001007_rules_bound_donnees.sql
+-- Earlier versions in: 20261122000800_matches.sql, 20261124000200_fast_match_action.sql, 20261124000600_constant_time_actions.sql, 20261126000200_one_broadcast_helper.sql, 20261127000100_bounded_state.sql, 20261127000400_turn_timers.sql, 20261129000300_economy_rules.sql
 -- Calls: manette.broadcast_all, manette.fail, manette.json_int, manette.match_economy, manette.match_expire_turns, manette.partie_json, manette.refuse, manette.regles_abandon, manette.rules_call
 -- Called by: api.match_action, manette.player_leave_play
 -- Fires: manette.match_credit_victory() after update on manette.matches (trigger matches_credit_victory)
@@ -35,6 +35,7 @@ declare
   played_turn    integer;
   board_bytes    integer;
   max_bytes      integer;
+  data_bytes     integer;
 begin
   -- Actions on one match are serialized on its row (of two moves for one turn, the first counts).
   select x.* into m from manette.matches x where x.id = match_play.match_id for update;
@@ -148,6 +149,26 @@ begin
       if board_bytes > coalesce(max_bytes, 65536) and board_bytes > octet_length(m.board::text) then
         perform manette.refuse('etat_trop_grand');
       end if;
+    end if;
+  end if;
+
+  -- The action's donnees are bounded like the state (issue 31): they are kept in the history
+  -- (GET /match/history) and sent in the `action` event. Larger than the game's
+  -- taille_max_etat (or than the state before the action, if larger), or an `action` event larger than the smallest plan's Realtime payload
+  -- limit (Free: 256 KB, max_payload_size_in_kb * 1000 = 256000 bytes, which Realtime would
+  -- drop without a word), the action is refused: donnees_trop_grandes. Measured as the
+  -- state is (jsonb::text, UTF-8 bytes), never smaller than the compact JSON sent.
+  data_bytes := octet_length(played_data::text);
+  if data_bytes > 1024 then
+    if max_bytes is null then
+      select g.max_state_bytes into max_bytes from manette.games g where g.id = m.game_id;
+    end if;
+    -- A limit lowered during the match lets donnees as large as the state already is (so an
+    -- action that keeps or shrinks that state stays possible, as above).
+    if data_bytes > greatest(coalesce(max_bytes, 65536), octet_length(m.board::text))
+       or octet_length(jsonb_build_object('joueur_id', player, 'action', played_action, 'donnees', played_data,
+                                          'numero_tour', m.turn_number)::text) > 256000 then
+      perform manette.refuse('donnees_trop_grandes');
     end if;
   end if;
 

@@ -1,7 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette.regles_morpion(partie jsonb, joueur_id uuid, action text, donnees jsonb)
--- Current definition from supabase/migrations/20261122000800_matches.sql
+-- Current definition from supabase/migrations/20261130001007_rules_bound_donnees.sql
+-- Earlier versions in: 20261122000800_matches.sql
 -- Calls: manette.partie_next_player, manette.partie_next_turn, manette.partie_participant, manette.refuse, manette.regles_abandon
 -- Called by: manette.rules_call
 CREATE OR REPLACE FUNCTION manette.regles_morpion(partie jsonb, joueur_id uuid, action text, donnees jsonb)
@@ -28,6 +29,11 @@ begin
     perform manette.refuse('pas_ton_tour');
   end if;
   if jsonb_typeof(donnees) is distinct from 'object' or jsonb_typeof(donnees->'case') is distinct from 'number' then
+    perform manette.refuse('donnees_invalides');
+  end if;
+  -- Only `case` is read, so only `case` is stored (issue 31: any other key would be kept in
+  -- the history and sent in the `action` event for nothing).
+  if exists (select 1 from jsonb_object_keys(donnees) k where k <> 'case') then
     perform manette.refuse('donnees_invalides');
   end if;
   cell := (donnees->'case')::numeric;
