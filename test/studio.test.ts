@@ -26,6 +26,8 @@ import { npmStart } from './support/npm-start.js';
 import { packedManette } from './support/pack.js';
 
 const run = promisify(execFile);
+/** A test of several `manette` and `supabase` commands, each a process with its own start: honest for a loaded 2-core machine. */
+const CLI_HEAVY = 300_000;
 const REPO = path.resolve(import.meta.dirname, '..');
 const SUPABASE_CLI = path.join(REPO, 'node_modules', '.bin', 'supabase');
 
@@ -242,7 +244,7 @@ describe('a studio project with Manette as a package', () => {
     expect(again.stdout).toContain('README.md (existe déjà, gardé tel quel)');
     expect(await readFile(path.join(studio, 'README.md'), 'utf8')).toBe('# mine\n');
     expect(await studioMigrations()).toEqual(own);
-  });
+  }, CLI_HEAVY);
 
   it('supabase db push takes init\'s folder to a project: the copy, then the example', async () => {
     production = await emptyDatabase('studio_prod'); // as a hosted project has it: the twin provisioned it
@@ -253,7 +255,7 @@ describe('a studio project with Manette as a package', () => {
     expect((await manette(['apply'], { DATABASE_URL: production })).code).toBe(0);
     const r = await manette(['supabase-migrations']);
     expect(r.stdout).toContain(`Nothing new: supabase/migrations already carries the ${(await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).length} Manette migrations.`);
-  });
+  }, CLI_HEAVY);
 
   it('a rule change and a rule of its own, in files made by `supabase migration new` now: manette test runs them, and fails on a broken expectation', async () => {
     const v2 = await migrationNew('regles_nim_v2', await NIM_21());
@@ -347,7 +349,7 @@ describe('a studio project with Manette as a package', () => {
     expect(existsSync(lib)).toBe(true);
     process.kill(-proc.pid!, 'SIGINT');
     await new Promise((r) => proc.once('exit', r));
-  });
+  }, CLI_HEAVY);
 
   it('a plain db push takes the changes to production, and the folder to a fresh database: both identical, and as Manette\'s runner makes it', async () => {
     const [v2, course] = (await studioMigrations()).slice(-2);
@@ -382,7 +384,7 @@ describe('a studio project with Manette as a package', () => {
     expect(a.length).toBeGreaterThan(300);
     expect(b).toEqual(a);
     expect(c).toEqual(a);
-  });
+  }, CLI_HEAVY);
 
   it.skipIf(!denoBinary())('supabase-function: the studio\'s function, deployed by the Supabase CLI, serves its game on that database', async () => {
     const r = await manette(['supabase-function']);
@@ -493,7 +495,7 @@ describe('a studio project with Manette as a package', () => {
     expect(edited.code).toBe(1);
     expect(edited.stderr).toContain(`Edited copy of Manette's SQL: ${copy}`);
     await writeFile(copyFile, bytes);
-  });
+  }, CLI_HEAVY);
 
   it('a folder in the layout of earlier versions (one copy per Manette migration, under Manette\'s versions) upgrades without applying anything twice', async () => {
     // What `init` and `supabase-migrations` of earlier versions wrote, pushed to a project.
@@ -533,7 +535,7 @@ describe('a studio project with Manette as a package', () => {
     const apply = await run('node', [cli, 'apply'], { cwd: old, env: { ...env, DATABASE_URL: project } });
     expect(JSON.parse(apply.stdout.trim().split('\n').pop()!)).toMatchObject({ ok: true });
     expect((await query(project, 'select count(*)::int as n from supabase_migrations.schema_migrations'))[0]!.n).toBe(after.length);
-  });
+  }, CLI_HEAVY);
 
   it('manette start refuses an out-of-order file, naming it, with the fix; --include-all applies it', async () => {
     // The studio's local database (.manette) has everything up to the latest file applied.
@@ -549,7 +551,7 @@ describe('a studio project with Manette as a package', () => {
     const applied = await manette(['apply', '--include-all'], { MANETTE_PG_PORT: String(await freePort()) });
     expect(applied.code, applied.stderr).toBe(0);
     await unlink(path.join(studio, 'supabase', 'migrations', late));
-  });
+  }, CLI_HEAVY);
 
   it('manette init refuses inside Manette itself, and test says when there is nothing to run', async () => {
     const here = await run('node', [path.join(REPO, 'bin', 'manette.js'), 'init'], { cwd: REPO, env }).catch((e) => e);
