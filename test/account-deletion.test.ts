@@ -317,6 +317,61 @@ describe('deletion by Google, by a guest, and at once', () => {
   });
 });
 
+// == a write racing the erasure (issue 31) ==========================================
+// A request that authenticated before the erasure must commit before it (and be erased)
+// or fail after it: never commit after it, attached to the tombstone. The race is made
+// deterministic: a trigger of this test's own (BEFORE INSERT, for this player only) makes
+// the write wait on an advisory lock the test holds, after the request authenticated and
+// before its row exists; the deletion runs meanwhile; then the lock is released.
+describe('a write racing the erasure', () => {
+  it.each([
+    ['a row', 'table_rows', (p: Player) => api.post('/tables/notes', { donnees: { texte: 'écrit pendant la suppression' } }, { token: p.token }), 'tables_create'],
+    ['a file', 'files', (p: Player) => api.post('/storage/upload', { nom: 'course.txt', mime_type: 'text/plain', contenu: 'envoyé pendant la suppression' }, { token: p.token }), 'storage_upload'],
+    ['a score', 'leaderboard_entries', (p: Player) => api.post('/leaderboards/points/submit', { valeur: 7 }, { token: p.token }), 'leaderboards_submit'],
+    ['a purchase', 'ledger', (p: Player) => api.post('/shop/acheter', { code: 'potion' }, { token: p.token }), 'shop_acheter'],
+  ] as const)('%s sent with the token before the deletion is erased with the account, or refused: never left on the tombstone', async (_what, table, send, fn) => {
+    const p = await register('course');
+    const admin = new pg.Client({ connectionString: twinAdminUrlOf(app.databaseUrl) });
+    await admin.connect();
+    const holder = new pg.Client({ connectionString: twinAdminUrlOf(app.databaseUrl) });
+    await holder.connect();
+    const key = 310_000 + Math.floor(Math.random() * 10_000);
+    const trigger = `course_${table}`;
+    try {
+      await admin.query(`create or replace function public.${trigger}() returns trigger language plpgsql as $f$
+        begin
+          if new.player_id = '${p.id}' then perform pg_advisory_xact_lock(${key}); end if;
+          return new;
+        end $f$`);
+      await admin.query(`create trigger ${trigger} before insert on manette.${table} for each row execute function public.${trigger}()`);
+      await holder.query('select pg_advisory_lock($1)', [key]);
+      const write = send(p);
+      const waiting = async (name: string) => {
+        const { rows } = await admin.query(`select 1 from pg_stat_activity
+          where query like $1 and wait_event_type = 'Lock' and pid <> pg_backend_pid()`, [`%${name}(%`]);
+        return rows.length > 0;
+      };
+      for (const end = Date.now() + 20_000; !(await waiting(fn)) && Date.now() < end;) await new Promise((r) => setTimeout(r, 25));
+      expect(await waiting(fn), 'the write waits, authenticated, before its row exists').toBe(true);
+      let deleted: Reply | undefined;
+      const deletion = supprimer(p, { password: PASSWORD }).then((r) => { deleted = r; return r; });
+      // Today the deletion completes while the write waits; fixed, it waits for the write.
+      for (const end = Date.now() + 5_000; deleted === undefined && !(await waiting('players_supprimer')) && Date.now() < end;) {
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      await holder.query('select pg_advisory_unlock($1)', [key]);
+      const [w, d] = await Promise.all([write, deletion]);
+      expect(ok(d)).toEqual({ ok: true, data: { supprime: true } });
+      if (w.status >= 300) envelope(w, 401, 'invalid_token');
+      expect(await holdings(p.id)).toMatchObject({ lignes: 0, fichiers: 0, scores: 0, ledger: 0, inventory: 0, balances: 0, sessions: 0, supprime: true });
+    } finally {
+      await admin.query(`drop trigger if exists ${trigger} on manette.${table}`).catch(() => {});
+      await holder.end().catch(() => {});
+      await admin.end().catch(() => {});
+    }
+  }, 60_000);
+});
+
 // == kill -9 of the backend running a deletion =====================================
 // On a Postgres of this test's own (killing a backend restarts every connection of its
 // cluster). The deletion is made long (many rows and files), and is held at a known point:

@@ -1,8 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.players_lier(ctx jsonb, body jsonb)
--- Current definition from supabase/migrations/20261130001001_reserved_names.sql
--- Earlier versions in: 20261130000200_guests.sql
+-- Current definition from supabase/migrations/20261130001008_writes_wait_for_erasure.sql
+-- Earlier versions in: 20261130000200_guests.sql, 20261130001001_reserved_names.sql
 -- Calls: manette.authenticate, manette.fail, manette.player_json, manette.pseudo_is_reserved, manette.refuse_suspended
 CREATE OR REPLACE FUNCTION api.players_lier(ctx jsonb, body jsonb)
  RETURNS jsonb
@@ -20,7 +20,9 @@ declare
 begin
   -- FOR UPDATE: two links of one guest at once are one after the other (the second finds
   -- it linked); a ban waits for it (and the refusal below sees a ban made before).
-  select pl.* into p from manette.players pl where pl.id = caller.player_id for update;
+  -- FOR NO KEY UPDATE, not FOR UPDATE: authenticate holds the row FOR KEY SHARE (issue 31),
+  -- and two linkings holding it so would deadlock upgrading; this mode still serializes them.
+  select pl.* into p from manette.players pl where pl.id = caller.player_id for no key update;
   if p.id is null then
     -- Erased (the purge of unused guests) while this request waited for its row.
     perform manette.fail('invalid_token', 401);

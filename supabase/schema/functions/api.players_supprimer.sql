@@ -1,8 +1,9 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.players_supprimer(ctx jsonb, body jsonb)
--- Current definition from supabase/migrations/20261130000400_account_deletion.sql
--- Calls: manette.authenticate, manette.player_erase, manette.player_leave_play, manette.token_of_deleted
+-- Current definition from supabase/migrations/20261130001008_writes_wait_for_erasure.sql
+-- Earlier versions in: 20261130000400_account_deletion.sql
+-- Calls: manette.authenticate, manette.player_erase, manette.player_leave_play, manette.token_hash, manette.token_of_deleted
 CREATE OR REPLACE FUNCTION api.players_supprimer(ctx jsonb, body jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql
@@ -20,7 +21,16 @@ declare
   attempt   bigint;
   ok        boolean := false;
   p         manette.players;
+  holder    uuid;
 begin
+  -- The player's row locked first (FOR UPDATE), before authenticate holds it FOR KEY SHARE:
+  -- two deletions with the same token then take turns instead of deadlocking, and this one
+  -- waits for the player's requests in flight (issue 31).
+  select s.player_id into holder from manette.sessions s
+  where s.token_hash = manette.token_hash(nullif(ctx->>'token', '')) and s.game_id = caller.game_id;
+  if holder is not null then
+    perform 1 from manette.players pl where pl.id = holder for update;
+  end if;
   begin
     caller := manette.authenticate(ctx, 'required');
   exception when sqlstate 'MN401' then

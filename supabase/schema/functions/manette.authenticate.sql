@@ -1,8 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette.authenticate(ctx jsonb, player text)
--- Current definition from supabase/migrations/20261130000100_accounts.sql
--- Earlier versions in: 20261122000100_foundation.sql
+-- Current definition from supabase/migrations/20261130001008_writes_wait_for_erasure.sql
+-- Earlier versions in: 20261122000100_foundation.sql, 20261130000100_accounts.sql
 -- Calls: manette.fail, manette.token_hash
 -- Called by: api.economie_historique, api.economie_inventaire, api.economie_portefeuille, api.economie_utiliser, api.game_check, api.idempotent, api.leaderboards_scores, api.leaderboards_submit, api.match_action, api.match_history, api.match_live, api.match_state, api.matchmaking_join, api.matchmaking_leave, api.matchmaking_status, api.panel_get, api.players_avatar, api.players_export, api.players_google, api.players_invite, api.players_lier, api.players_login_finish, api.players_login_start, api.players_logout, api.players_me, api.players_mot_de_passe_oubli, api.players_mot_de_passe_reinitialiser, api.players_register, api.players_supprimer, api.players_supprimer_start, api.realtime_config, api.shop_acheter, api.shop_articles, api.storage_files_delete, api.storage_files_get, api.storage_files_list, api.storage_upload, api.tables_create, api.tables_delete, api.tables_get, api.tables_list, api.tables_update
 CREATE OR REPLACE FUNCTION manette.authenticate(ctx jsonb, player text DEFAULT 'none'::text)
@@ -58,6 +58,21 @@ begin
     and s.revoked_at is null
     and s.expires_at > now();
   if caller.player_id is null then
+    perform manette.fail('invalid_token', 401);
+  end if;
+  -- Issue 31: a request that authenticated must commit before an erasure of its player (and
+  -- be erased with the rest) or fail after it, never commit after it on the tombstone. The
+  -- player's row is held FOR KEY SHARE until this request's transaction ends: the erasure
+  -- (manette.player_erase, FOR UPDATE) waits for the requests in flight, and a request
+  -- arriving during an erasure (or a ban) waits for it here, then finds the player erased
+  -- or its session revoked (read again, after the wait).
+  perform 1 from manette.players pl
+  where pl.id = caller.player_id and pl.deleted_at is null
+  for key share;
+  if not found or not exists (
+    select 1 from manette.sessions s
+    where s.token_hash = manette.token_hash(presented_token)
+      and s.revoked_at is null and s.expires_at > now()) then
     perform manette.fail('invalid_token', 401);
   end if;
 

@@ -3,7 +3,7 @@
 -- manette.token_hash(token text)
 -- Current definition from supabase/migrations/20261124000600_constant_time_actions.sql
 -- Earlier versions in: 20261122000100_foundation.sql
--- Called by: api.players_invite, api.players_logout, api.realtime_config, manette.authenticate, manette.open_session, manette.reset_code_hash, manette.token_of_deleted
+-- Called by: api.players_invite, api.players_logout, api.players_supprimer, api.realtime_config, manette.authenticate, manette.open_session, manette.reset_code_hash, manette.token_of_deleted
 CREATE OR REPLACE FUNCTION manette.token_hash(token text)
  RETURNS bytea
  LANGUAGE sql
