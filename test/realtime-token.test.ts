@@ -57,7 +57,9 @@ describe('realtime tokens', () => {
     expect(() => supabaseSigningKey(readSettings({ MANETTE_REALTIME_JWT_SECRET: SECRET, MANETTE_REALTIME_JWT_PRIVATE_KEY: '{}' }))).toThrow(/exactly one/);
     expect(() => supabaseSigningKey(readSettings({ MANETTE_REALTIME_JWT_PRIVATE_KEY: 'not json' }))).toThrow(/JWK in JSON/);
     expect(() => readSettings({ MANETTE_REALTIME_JWT_SECRET: 'short' })).toThrow(/MANETTE_REALTIME_JWT_SECRET/);
-    expect(() => readSettings({ MANETTE_REALTIME_TOKEN_TTL_S: '3600' })).toThrow(/MANETTE_REALTIME_TOKEN_TTL_S/);
+    // The 3600 earlier versions allowed still starts, lowered to ten minutes; more is refused.
+    expect(readSettings({ MANETTE_REALTIME_TOKEN_TTL_S: '3600' }).MANETTE_REALTIME_TOKEN_TTL_S).toBe(600);
+    expect(() => readSettings({ MANETTE_REALTIME_TOKEN_TTL_S: '3601' })).toThrow(/MANETTE_REALTIME_TOKEN_TTL_S/);
   });
 
   it('refuses a token lifetime over ten minutes', async () => {

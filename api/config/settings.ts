@@ -45,7 +45,9 @@ const Env = z.object({
   MANETTE_REALTIME_JWT_SECRET: z.string().min(32).optional(),
   MANETTE_REALTIME_JWT_PRIVATE_KEY: z.string().optional(),
   // Lifetime of a player's realtime token (never after its session's end).
-  MANETTE_REALTIME_TOKEN_TTL_S: z.coerce.number().int().min(1).max(600).default(600),
+  // Up to 600 s (a ban or a deletion cuts a joined socket within that); the 3600 that earlier
+  // versions allowed is still accepted, and lowered to 600, so a deployment keeps starting.
+  MANETTE_REALTIME_TOKEN_TTL_S: z.coerce.number().int().min(1).max(3600).default(600).transform((s) => Math.min(s, 600)),
   // The local Realtime stand-in (twin/realtime), played as hosted Supabase Realtime:
   // the plan whose quotas it enforces (default Free, so what works locally works on the
   // smallest plan), each quota replaced by its own setting when given;
