@@ -237,6 +237,7 @@ describe('contract: real responses match the documented ones', () => {
 
     // Leaderboards, shop, panel, realtime.
     c('post', '/leaderboards/{id}/submit', await api.post('/leaderboards/points/submit', { valeur: 42 }, { token: a }));
+    c('get', '/leaderboards', await api.get('/leaderboards'));
     c('get', '/leaderboards/{id}/scores', await api.get('/leaderboards/points/scores'));
     c('get', '/leaderboards/{id}/scores', await api.get('/leaderboards/points/scores?autour=moi', { token: a }));
     c('get', '/shop/articles', await api.get('/shop/articles'));

@@ -163,6 +163,7 @@ describe.skipIf(!haveBrowser)('browser SDK', () => {
       const fileRemoved = await m.files.remove('sauvegarde.json');
       const submit = await m.leaderboard('meilleur-score').submit(42);
       const scores = await m.leaderboard('meilleur-score').scores({ limit: 5 });
+      const boards = await m.leaderboards();
       const around = await m.leaderboard('meilleur-score').scores({ autour: 'moi' });
       const articles = await m.shop.articles();
       const panel = await m.panel();
@@ -173,7 +174,7 @@ describe.skipIf(!haveBrowser)('browser SDK', () => {
       const rt = await m.realtime.config();
       return {
         baseUrl: m.baseUrl, joueur, player: m.auth.player, inserted, got, updated, listed, removed, afterRemove, up, files, file,
-        fileRemoved, submit, scores, around, articles, panel, withAvatar, join, status, leave,
+        fileRemoved, submit, scores, around, boards, articles, panel, withAvatar, join, status, leave,
         rt: { ...rt, token: typeof rt.token }, changes, pending: await m.sync.pending(),
       };
     }, { key, name, avatar: [...avatar] });
@@ -194,6 +195,7 @@ describe.skipIf(!haveBrowser)('browser SDK', () => {
     expect(out.submit).toEqual({ valeur: 42, rang: 1, ameliore: true });
     expect(out.scores[0]).toMatchObject({ pseudo: name, valeur: 42, rang: 1 });
     expect(out.around[0]).toMatchObject({ pseudo: name });
+    expect(out.boards.map((b: any) => b.id)).toContain('meilleur-score');
     expect(out.articles.map((a: any) => a.code)).toEqual(['epee']);
     expect(out.panel.theme.couleur_primaire).toBe('#6c5ce7');
     expect(out.withAvatar.avatar_url).toMatch(/\/avatars\//);

@@ -7,7 +7,7 @@ import { replayStates, type Replay, type Rules, type ShippedRules } from './repl
 import { Session, defaultStorage, reportAsync } from './session.js';
 import { Sync, type PendingOp, type SyncEvent } from './sync.js';
 import type {
-  AccountExport, DeletionProof, LinkWith, Achat, Article, EloMode, Fichier, Historique, Joueur, ObjetPossede, Solde, MatchActionEvent, MatchHistory, MatchStatus, PanelConfig, Partie, RealtimeConfig, Row, Score,
+  AccountExport, DeletionProof, LinkWith, Achat, Article, EloMode, Fichier, Historique, Joueur, ObjetPossede, Solde, MatchActionEvent, MatchHistory, MatchStatus, PanelConfig, Partie, RealtimeConfig, Row, Score, Classement,
   SessionStorage, SubmitResult,
 } from './types.js';
 
@@ -143,6 +143,8 @@ export interface ManetteClient {
     get(nom: string): Promise<{ fichier: Fichier; contenu: string }>;
     remove(nom: string): Promise<Fichier>;
   };
+  /** The game's leaderboards, by id (GET /leaderboards). */
+  leaderboards(): Promise<Classement[]>;
   leaderboard(id: string): {
     submit(valeur: number): Promise<SubmitResult>;
     scores(opts?: { limit?: number; offset?: number; autour?: 'moi' }): Promise<Score[]>;
@@ -393,6 +395,10 @@ export function createClient(options: ClientOptions): ManetteClient {
       async remove(nom) {
         return (await call<{ data: { fichier: Fichier } }>('DELETE', `/storage/files/${encodeURIComponent(nom)}`)).data.fichier;
       },
+    },
+
+    async leaderboards() {
+      return (await call<{ data: Classement[] }>('GET', '/leaderboards')).data;
     },
 
     leaderboard(id) {

@@ -26,6 +26,12 @@ export interface Row<D = Record<string, unknown>> {
 
 export interface Fichier { nom: string; mime_type: string; taille: number; cree_le: string; maj_le: string }
 export interface Score { rang: number; joueur_id: string; pseudo: string; valeur: number; maj_le: string }
+/** A leaderboard of the game (GET /leaderboards): its id, order, operator and current period. */
+export interface Classement {
+  id: string; nom: string | null; ordre: 'desc' | 'asc'; operateur: 'meilleur' | 'dernier' | 'somme';
+  reinitialisation: 'aucune' | 'quotidienne' | 'hebdomadaire' | 'mensuelle';
+  periode_debut: string | null; periode_fin: string | null;
+}
 export interface SubmitResult { valeur: number; rang: number; ameliore: boolean }
 export interface Article {
   id: string; code: string; nom: string; description: string | null; prix: number; devise: string;

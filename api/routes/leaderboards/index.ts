@@ -1,5 +1,6 @@
 // Leaderboards (docs/leaderboards.md): api.leaderboards_* (supabase/schema/functions/api.leaderboards_*.sql).
+import list from './list.js';
 import submit from './submit.js';
 import scores from './scores.js';
 
-export default [submit, scores];
+export default [list, submit, scores];

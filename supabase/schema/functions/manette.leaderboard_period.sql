@@ -3,7 +3,7 @@
 -- manette.leaderboard_period(reset_period text, instant timestamp with time zone)
 -- Current definition from supabase/migrations/20261124000800_inline_leaderboard_helpers.sql
 -- Earlier versions in: 20261122000500_leaderboards.sql
--- Called by: manette.leaderboard_scores, manette.leaderboard_submit, manette.match_credit_victory, manette_admin.console_board_period, manette_admin.console_leaderboard, manette_admin.console_leaderboards
+-- Called by: api.leaderboards_list, manette.leaderboard_scores, manette.leaderboard_submit, manette.match_credit_victory, manette_admin.console_board_period, manette_admin.console_leaderboard, manette_admin.console_leaderboards
 CREATE OR REPLACE FUNCTION manette.leaderboard_period(reset_period text, instant timestamp with time zone)
  RETURNS timestamp with time zone
  LANGUAGE sql
