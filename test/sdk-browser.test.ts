@@ -319,6 +319,9 @@ describe.skipIf(!haveBrowser)('browser SDK', () => {
       (window as any).events = [];
       m.sync.onChange((e: any) => (window as any).events.push({ type: e.type, kind: e.op.kind, pending: e.pending }));
       await m.auth.register({ pseudo: name, email: `${name.toLowerCase()}@example.test`, password: 'motdepasse-solide' });
+      // The pass a login starts ends before going offline: under load it could otherwise
+      // still run and claim the first insert (a write being sent cannot take a later update).
+      await m.sync.flush();
     }, { key, name });
     await context.setOffline(true);
     await page.waitForFunction(() => !navigator.onLine, undefined, { timeout: 5000 });
