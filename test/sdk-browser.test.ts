@@ -306,12 +306,14 @@ describe.skipIf(!haveBrowser)('browser SDK', () => {
     await context.close();
   }, T);
 
-  it('offline: inserts answer at once en_attente, then are sent once each when the connection returns', async () => {
+  it('offline: inserts answer at once en_attente, then each creates exactly one row when the connection returns', async () => {
     const context = await newContext();
     const page = await openPage(context);
     const name = pseudo('Horsligne');
     const posts: string[] = [];
     // Sends that reached the server and were answered (attempts made offline fail in the browser).
+    // The old page may start sending when the connection returns, just before the reload: the
+    // new page then sends that write again with the same key, and the server replays it.
     page.on('requestfinished', (r: PwRequest) => { if (r.method() === 'POST' && r.url().endsWith('/tables/inventaire')) posts.push(r.headers()['idempotency-key'] ?? ''); });
     await page.evaluate(async ({ key, name }) => {
       const m = (window as any).Manette.createClient({ apiKey: key });
@@ -348,8 +350,8 @@ describe.skipIf(!haveBrowser)('browser SDK', () => {
     const rows = await app.sql<{ donnees: unknown }>(
       `select r.data as donnees from manette.table_rows r join manette.players j on j.id = r.player_id where j.pseudo = $1 order by r.created_at`, [name]);
     expect(rows.map((r) => r.donnees)).toEqual([{ item_id: 'a', quantite: 2 }, { item_id: 'b' }]);
-    expect(posts.length).toBe(2);
-    expect(new Set(posts).size).toBe(2);
+    expect(new Set(posts).size).toBe(2); // one key per insert, whatever was resent
+    expect(posts.length).toBeGreaterThanOrEqual(2);
     await context.close();
   }, T);
 
