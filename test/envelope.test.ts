@@ -127,6 +127,8 @@ describe('real answers follow the envelope', () => {
     const where = `${method.toUpperCase()} ${template}`;
     expect(reply.status, `${where}: ${JSON.stringify(reply.body)}`).toBe(status);
     expect(reply.body?.ok, where).toBe(true);
+    // One spacing for every answer: none, as JSON.stringify writes it (jsonb's text has spaces).
+    expect(reply.text, where).toBe(JSON.stringify(reply.body));
     const rule = allowed(method, template);
     if (rule !== 'own-fields') expect(sorted(Object.keys(reply.body)), `${where}: ${JSON.stringify(reply.body)}`).toEqual(rule.keys);
     return reply.body;
@@ -141,7 +143,8 @@ describe('real answers follow the envelope', () => {
     follows('post', '/players/invite', await api.post('/players/invite'));
     follows('get', '/players/me', await api.get('/players/me', { token }));
 
-    const row = follows('post', '/tables/{nomTable}', await api.post('/tables/notes', { donnees: { texte: 'salut' } }, { token }), 201);
+    const row = follows('post', '/tables/{nomTable}', await api.post('/tables/notes', { donnees: { texte: 'salut, "toi" : {a, b}\\ [1, 2]\t' } }, { token }), 201);
+    expect(row.data.donnees.texte).toBe('salut, "toi" : {a, b}\\ [1, 2]\t'); // strings keep their spaces
     follows('get', '/tables/{nomTable}', await api.get('/tables/notes'));
     follows('get', '/tables/{nomTable}/{id}', await api.get(`/tables/notes/${row.data.id}`));
 

@@ -129,7 +129,9 @@ export async function callApi<T = Record<string, unknown>>(
 
 /** An api.* result as the JSON text Postgres wrote, for the façade to send as it is. */
 export class ApiJson {
-  constructor(readonly text: string) {}
+  readonly text: string;
+  /** `text`: jsonb's text, spaced after ':' and ','; kept compact like res.json's answers. */
+  constructor(text: string) { this.text = compactJsonText(text); }
 
   /**
    * The result moved into the envelope's `data` (docs/api.md: a success is `{ok, data}`),
@@ -139,16 +141,39 @@ export class ApiJson {
    * gets its stored result moved the same way.
    */
   asData(key?: string): ApiJson {
-    if (key === undefined) return new ApiJson(`{"data": ${this.text}}`);
-    // jsonb's text: `{"key": value}`, one space after the colon.
-    const head = `{${JSON.stringify(key)}: `;
+    if (key === undefined) return new ApiJson(`{"data":${this.text}}`);
+    const head = `{${JSON.stringify(key)}:`;
     const parsed = JSON.parse(this.text) as Record<string, unknown>;
     const keys = Object.keys(parsed);
     if (!this.text.startsWith(head) || keys.length !== 1 || keys[0] !== key) {
       throw new Error(`asData: expected the result {${JSON.stringify(key)}: ...}, got keys ${JSON.stringify(keys)}`);
     }
-    return new ApiJson(`{"data": ${this.text.slice(head.length)}`);
+    return new ApiJson(`{"data":${this.text.slice(head.length)}`);
   }
+}
+
+/**
+ * JSON text without whitespace outside strings: every answer is spaced the same, whether
+ * the façade serialized it or passed Postgres's jsonb text (`{"a": 1, "b": [2, 3]}`) on.
+ * One pass over the characters; strings (and their escapes) are copied as they are.
+ */
+export function compactJsonText(text: string): string {
+  let out = '';
+  let from = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // a backslash: the next character is escaped
+      else if (c === 34) inString = false;
+    } else if (c === 34) {
+      inString = true;
+    } else if (c === 32 || c === 10 || c === 13 || c === 9) {
+      out += text.slice(from, i);
+      from = i + 1;
+    }
+  }
+  return from === 0 ? text : out + text.slice(from);
 }
 
 /**

@@ -369,7 +369,7 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-export interface Reply<T = any> { status: number; body: T; headers: Headers }
+export interface Reply<T = any> { status: number; body: T; headers: Headers; /** The body as sent. */ text: string }
 
 /** A small HTTP client bound to one base URL and API key. */
 export function client(baseUrl: string, key?: string) {
@@ -389,7 +389,7 @@ export function client(baseUrl: string, key?: string) {
     const text = await res.text();
     let parsed: unknown = text;
     try { parsed = JSON.parse(text); } catch { /* not JSON: the test will say so */ }
-    return { status: res.status, body: parsed as T, headers: res.headers };
+    return { status: res.status, body: parsed as T, headers: res.headers, text };
   }
   return {
     request,
