@@ -407,6 +407,20 @@ describe.skipIf(!haveBrowser)('the pages in Chromium', () => {
     await context.close();
   });
 
+  it('a failed guest purge (manette.sweep_guests) reads as one line: the guest, the error, the next try', async () => {
+    // The details sweep_guests writes (supabase/tests/database/98_guest_purge_failures makes it fail for real).
+    await app.sql(`insert into manette.admin_audit (game_id, command, details)
+      select g.id, 'guests purge failed', jsonb_build_object('joueur_id', '0a1b2c3d-0000-4000-8000-000000000000',
+        'erreur', 'duplicate key value violates unique constraint', 'sqlstate', '23505', 'nouvel_essai_apres', '2026-11-29T18:00:00.000Z')
+      from manette.games g where g.slug = 'cpk'`);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await open(context, '#/cpk/audit');
+    const line = page.locator('tbody tr').first().locator('.audit-what div').first();
+    await line.waitFor();
+    expect(await line.textContent()).toMatch(/^Guest 0a1b2c3d not purged \(23505: duplicate key value .*…\); tried again after .*2026/);
+    await context.close();
+  });
+
   it('screenshots at 1280 and 768, English and French', async () => {
     // Zoé back with one active session, beside the two revoked ones.
     expect((await web().post('/players/login', { identifiant: 'zoe@example.test', password: 'motdepasse-solide' })).status).toBe(200);

@@ -57,6 +57,10 @@ export function summary(row: AuditRow): string {
     case 'row insert': return t({ en: 'Table {tb}: one row added', fr: 'Table {tb} : une ligne ajoutée' }, { tb: d.table });
     case 'leaderboard retire': return t({ en: '{b}: the score of {p} removed ({v})', fr: '{b} : le score de {p} retiré ({v})' },
       { b: d.classement, p: d.pseudo ?? d.joueur_id, v: d.avant?.valeur });
+    case 'guests purge failed': return t({
+      en: 'Guest {id} not purged ({s}: {e}); tried again after {d}',
+      fr: 'Invité {id} non purgé ({s} : {e}) ; nouvel essai après le {d}' },
+      { id: String(d.joueur_id ?? '').slice(0, 8), s: d.sqlstate, e: short(d.erreur), d: when(d.nouvel_essai_apres) });
     default: return changes(d.avant, d.apres);
   }
 }
