@@ -77,6 +77,27 @@ describe('a stranger with only the e-mail', () => {
   });
 });
 
+describe('what the owner sees of it', () => {
+  it('the export lists each row a stranger left, by kind, with when the sweep deletes it', async () => {
+    const { token } = await api.register('Delphine');
+    const email = 'delphine@example.test';
+    const stranger = address();
+    for (let i = 0; i < 4; i++) expect((await forgot(email, stranger)).body).toEqual({ ok: true, data: {} });
+    await catcher.waitFor(() => mailsTo(email).length === 3);
+    const code = codeIn(mailsTo(email).at(-1)!);
+    expect((await reset(email, wrong(code, 0), stranger)).body.error).toBe('code_invalide');
+    const rows = (await api.get('/players/me/export', { token })).body.data.reinitialisations as
+      { type: string; cree_le: string; expire_le: string | null; utilise_le: string | null; supprime_le: string }[];
+    expect(new Set(rows.map((r) => r.type))).toEqual(new Set(['code', 'refusee', 'code_faux']));
+    for (const r of rows) {
+      expect(Date.parse(r.supprime_le) - Date.parse(r.cree_le)).toBe(86_400_000);
+      // Only a code expires; a refused request or a wrong code is a count, kept until deleted.
+      if (r.type === 'code') expect(Date.parse(r.expire_le!) - Date.parse(r.cree_le)).toBeLessThanOrEqual(30 * 60_000); // a replaced code expired then
+      else expect(r.expire_le).toBeNull();
+    }
+  });
+});
+
 describe('brute force stays bounded', () => {
   it('20 wrong codes on an account from anywhere: then only the network that asked for a code can use it', async () => {
     const email = await victim('Dora');

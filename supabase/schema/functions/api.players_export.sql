@@ -1,7 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.players_export(ctx jsonb)
--- Current definition from supabase/migrations/20261130000400_account_deletion.sql
+-- Current definition from supabase/migrations/20261130001010_players_export_reset_rows.sql
+-- Earlier versions in: 20261130000400_account_deletion.sql
 -- Calls: manette.authenticate, manette.economy_inventory, manette.economy_wallet, manette.file_json, manette.iso, manette.player_json
 CREATE OR REPLACE FUNCTION api.players_export(ctx jsonb)
  RETURNS jsonb
@@ -112,10 +113,12 @@ begin
       from manette.login_attempts a
       where a.game_id = p.game_id and a.player_id = p.id),
 
+    -- Every kind of row, each with when the sweep deletes it (a day after it was written).
     'reinitialisations', (
       select coalesce(jsonb_agg(jsonb_build_object(
+               'type', case when r.wrong_code then 'code_faux' when r.code_hash is null then 'refusee' else 'code' end,
                'cree_le', manette.iso(r.created_at), 'expire_le', manette.iso(r.expires_at),
-               'utilise_le', manette.iso(r.used_at))
+               'utilise_le', manette.iso(r.used_at), 'supprime_le', manette.iso(r.created_at + interval '1 day'))
              order by r.created_at, r.id), '[]'::jsonb)
       from manette.password_resets r
       where r.game_id = p.game_id and r.player_id = p.id)));
