@@ -160,6 +160,17 @@ async function expectBackAndServing(before: number) {
   expect(await realtimeDelivers()).toBe(true);
 }
 
+/**
+ * The postmaster `before` and every one of its processes (the Realtime stand-in's walsender
+ * among them) are gone, then the database is back under another one and the API serves.
+ */
+async function expectGoneThenBack(before: number, oldChildren: number[]) {
+  const stopped = await until(() => !processAlive(before) && oldChildren.every((pid) => !processAlive(pid)), 30_000);
+  expect({ stopped, lingering: oldChildren.filter(processAlive).map((pid) => ({ pid, cmd: cmdline(pid) })) })
+    .toEqual({ stopped: true, lingering: [] });
+  await expectBackAndServing(before);
+}
+
 describe('the local stack survives a database restart', () => {
   it('serves and delivers before any fault', async () => {
     expect(await health()).toBe(200);
@@ -173,23 +184,15 @@ describe('the local stack survives a database restart', () => {
     const before = postmasterPid()!;
     const oldChildren = childrenOf(before);
     expect(oldChildren.length).toBeGreaterThan(0);
-    process.kill(before, 'SIGINT');
-    // The shutdown finishes: the old postmaster and every one of its processes (the
-    // walsender of the Realtime stand-in among them) are gone.
-    const stopped = await until(() => !processAlive(before) && oldChildren.every((pid) => !processAlive(pid)), 30_000);
-    expect({ stopped, lingering: oldChildren.filter(processAlive).map((pid) => ({ pid, cmd: cmdline(pid) })) })
-      .toEqual({ stopped: true, lingering: [] });
-    await expectBackAndServing(before);
+    process.kill(before, 'SIGINT'); // the shutdown finishes
+    await expectGoneThenBack(before, oldChildren);
   }, 150_000);
 
   it('a kill -9 of the postmaster: the database comes back serving', async () => {
     const before = postmasterPid()!;
     const oldChildren = childrenOf(before);
     process.kill(before, 'SIGKILL');
-    const stopped = await until(() => !processAlive(before) && oldChildren.every((pid) => !processAlive(pid)), 30_000);
-    expect({ stopped, lingering: oldChildren.filter(processAlive).map((pid) => ({ pid, cmd: cmdline(pid) })) })
-      .toEqual({ stopped: true, lingering: [] });
-    await expectBackAndServing(before);
+    await expectGoneThenBack(before, oldChildren);
   }, 150_000);
 
   it('a second fast shutdown after the restarts finishes too', async () => {
@@ -197,10 +200,7 @@ describe('the local stack survives a database restart', () => {
     expect(await until(() => walsenders().length > 0, 15_000)).toBe(true);
     const oldChildren = childrenOf(before);
     process.kill(before, 'SIGINT');
-    const stopped = await until(() => !processAlive(before) && oldChildren.every((pid) => !processAlive(pid)), 30_000);
-    expect({ stopped, lingering: oldChildren.filter(processAlive).map((pid) => ({ pid, cmd: cmdline(pid) })) })
-      .toEqual({ stopped: true, lingering: [] });
-    await expectBackAndServing(before);
+    await expectGoneThenBack(before, oldChildren);
   }, 150_000);
 
   it('a replication client confirming one past what it was sent holds a fast shutdown; a kill -9 still brings the database back', async () => {
@@ -217,10 +217,7 @@ describe('the local stack survives a database restart', () => {
       expect(processAlive(before)).toBe(true);
       const oldChildren = childrenOf(before);
       process.kill(before, 'SIGKILL');
-      const stopped = await until(() => !processAlive(before) && oldChildren.every((pid) => !processAlive(pid)), 30_000);
-      expect({ stopped, lingering: oldChildren.filter(processAlive).map((pid) => ({ pid, cmd: cmdline(pid) })) })
-        .toEqual({ stopped: true, lingering: [] });
-      await expectBackAndServing(before);
+      await expectGoneThenBack(before, oldChildren);
     } finally {
       await bad.destroy().catch(() => {});
     }
