@@ -103,6 +103,8 @@ describe.skipIf(!haveBrowser)('the demo\'s texts in the browser\'s language', ()
       expect(await shop.locator('li.article').evaluateAll((items) => items.map((li) => [
         li.querySelector('.article-name')?.textContent, li.querySelector('.description')?.textContent]))).toEqual(x.articles);
 
+      // Signed out, the prices name the currency too (the articles' devise_nom: no wallet yet).
+      expect(await shop.locator('li.article .price').allTextContents()).toEqual([`30 ${x.currency}`, `100 ${x.currency}`]);
       await page.screenshot({ path: path.join(SCREENSHOT_DIR, `demo-texts-signed-out-${lang}.png`) });
 
       // Signed in, with gold: the wallet, a purchase and the inventory name things in the same language.

@@ -96,6 +96,8 @@ describe('a game file with texts per language', () => {
       for (const a of r.body.data) {
         expect(typeof a.nom).toBe('string');
         expect(typeof a.description).toBe('string');
+        // The currency's name, for a shop that has no wallet to name it from (signed out).
+        expect(a.devise_nom).toBe(l === 'en' ? 'Gold' : 'Or');
       }
     }
   });
@@ -179,7 +181,8 @@ describe('a game file with one string per text (as before)', () => {
     const p = await player(strings);
     for (const [header] of HEADERS) {
       const articles = (await strings.get('/shop/articles', lang(header))).body.data;
-      expect(articles.map((a: any) => [a.nom, a.description])).toEqual([['Bouclier', null], ['Couronne', 'Pour régner.'], ['Potion', 'Une fiole.']]);
+      expect(articles.map((a: any) => [a.nom, a.description, a.devise_nom])).toEqual([
+        ['Bouclier', null, 'Or'], ['Couronne', 'Pour régner.', 'Or'], ['Potion', 'Une fiole.', 'Or']]);
       const wallet = (await strings.get('/economie/portefeuille', { ...lang(header), token: p.token })).body.data;
       expect(names(wallet)).toEqual({ or: 'Or', gemmes: 'Gemmes', pieces: 'Pièces' });
       const textes = (await strings.get('/panel', lang(header))).body.data.textes;

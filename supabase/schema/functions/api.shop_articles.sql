@@ -1,8 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.shop_articles(ctx jsonb)
--- Current definition from supabase/migrations/20261130001009_game_texts_per_language.sql
--- Earlier versions in: 20261122000600_shop_panel.sql, 20261129000100_economy.sql
+-- Current definition from supabase/migrations/20261130001010_shop_articles_devise_nom.sql
+-- Earlier versions in: 20261122000600_shop_panel.sql, 20261129000100_economy.sql, 20261130001009_game_texts_per_language.sql
 -- Calls: manette.authenticate, manette.shop_article_buyable, manette.text_in
 CREATE OR REPLACE FUNCTION api.shop_articles(ctx jsonb)
  RETURNS jsonb
@@ -21,6 +21,9 @@ begin
            'description', manette.text_in(coalesce(s.descriptions, to_jsonb(s.description)), ctx->>'lang'),
            'prix', s.price,
            'devise', s.currency,
+           -- The devise's name in the player's language when it is a currency of the game
+           -- (a signed-out shop has no wallet to name it from); null for any other devise.
+           'devise_nom', manette.text_in(coalesce(c.names, to_jsonb(c.name)), ctx->>'lang'),
            'image_url', s.image_url,
            'metadonnees', s.metadata,
            'contenu', s.contents,
@@ -28,6 +31,7 @@ begin
          order by s.sort_order, manette.text_in(coalesce(s.names, to_jsonb(s.name)), ctx->>'lang') collate "und-x-icu", s.code collate "C"), '[]'::jsonb)
   into articles
   from manette.shop_articles s
+  left join manette.currencies c on c.game_id = s.game_id and c.code = s.currency and c.removed_at is null
   where s.game_id = caller.game_id
     and s.active
     and s.removed_at is null
