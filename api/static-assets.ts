@@ -4,7 +4,7 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { demoPageFor } from './config/demo.js';
+import { demoPageFor, demoPageIn } from './config/demo.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const SDK_DIST = path.join(ROOT, 'sdk', 'dist');
@@ -52,12 +52,14 @@ export function mountStaticAssets(app: Express, basePath: string): void {
     }, (err) => { if (err && !res.headersSent) next(); });
   });
 
-  // The game `manette start` serves, for the page's title and modes; only for its key.
+  // The game `manette start` serves, for the page's title and modes; only for its key. Its
+  // name in the page's language (Accept-Language, as the API: English when it prefers en).
   app.get('/demo/jeu.json', (req: Request, res: Response) => {
     const page = demoPageFor(req.get('x-api-key'));
     res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Vary', 'Accept-Language, x-api-key');
     if (!page) return res.status(404).json({ ok: false, error: 'not_found', message: 'No description of this game here.' });
-    res.json(page);
+    res.json(demoPageIn(page, req.acceptsLanguages('fr', 'en') === 'en' ? 'en' : 'fr'));
   });
 
   // `/demo` → `/demo/`, so the page's relative URLs resolve inside it.

@@ -73,9 +73,10 @@ describe('GET /games/:jeu/panel', () => {
     const body = await (await s.fetch(`/api/games/${JEU}/panel`)).json() as any;
     expect(body.ok).toBe(true);
     const d = body.data;
-    expect(d.panel).toEqual({ theme: { couleur_primaire: '#6c5ce7', police: 'Inter' }, textes: { connexion_titre: 'Morpion' } });
+    // The demo's login title is given per language (docs/api.md, Texts per language).
+    expect(d.panel).toEqual({ theme: { couleur_primaire: '#6c5ce7', police: 'Inter' }, textes: { connexion_titre: { fr: 'Morpion', en: 'Tic-tac-toe' } } });
     expect(d.effectif.theme).toMatchObject({ couleur_primaire: '#6c5ce7', police: 'Inter', couleur_fond: '#ffffff', logo_url: null });
-    expect([d.effectif.textes.fr.connexion_titre, d.effectif.textes.en.connexion_titre]).toEqual(['Morpion', 'Morpion']);
+    expect([d.effectif.textes.fr.connexion_titre, d.effectif.textes.en.connexion_titre]).toEqual(['Morpion', 'Tic-tac-toe']);
     expect([d.effectif.textes.fr.connexion_bouton, d.effectif.textes.en.connexion_bouton]).toEqual(['Se connecter', 'Sign in']);
     // The same as the real API's GET /panel.
     const api = await (await fetch(`${app.baseUrl}/panel`, { headers: { 'x-api-key': key, 'accept-language': 'en' } })).json() as any;
@@ -131,17 +132,21 @@ describe.skipIf(!haveBrowser)('the editor in Chromium', () => {
     await page.locator('[data-state="in-step"]').waitFor();
     for (const l of ['fr', 'en']) {
       await expect.poll(() => inPreview(page, `login-${l}`, 'button.primary', 'background-color')).toBe(OLD_RGB);
-      expect(await inPreview(page, `login-${l}`, 'h2', 'text')).toBe('Morpion');
+      expect(await inPreview(page, `login-${l}`, 'h2', 'text')).toBe(l === 'fr' ? 'Morpion' : 'Tic-tac-toe');
     }
+    // A text given per language: one field per language.
+    expect(await page.locator('#panel\\.textes\\.connexion_titre\\.fr').inputValue()).toBe('Morpion');
+    expect(await page.locator('#panel\\.textes\\.connexion_titre\\.en').inputValue()).toBe('Tic-tac-toe');
     // The matchmaking preview: a signed-in sample player, the game's first mode.
     expect(await inPreview(page, 'matchmaking-en', '.mode-value', 'text')).toBe('1v1');
     expect(await inPreview(page, 'matchmaking-fr', 'button.primary', 'text')).toBe('Jouer');
 
     await page.locator('#panel\\.theme\\.couleur_primaire').fill(NEW_COLOUR);
-    await page.locator('#panel\\.textes\\.connexion_titre').fill('Prêt à jouer ?');
+    await page.locator('#panel\\.textes\\.connexion_titre\\.fr').fill('Prêt à jouer ?');
+    await page.locator('#panel\\.textes\\.connexion_titre\\.en').fill('Ready to play?');
     for (const l of ['fr', 'en']) {
       await expect.poll(() => inPreview(page, `login-${l}`, 'button.primary', 'background-color')).toBe(NEW_RGB);
-      expect(await inPreview(page, `login-${l}`, 'h2', 'text')).toBe('Prêt à jouer ?');
+      expect(await inPreview(page, `login-${l}`, 'h2', 'text')).toBe(l === 'fr' ? 'Prêt à jouer ?' : 'Ready to play?');
       expect(await inPreview(page, `matchmaking-${l}`, 'button.primary', 'background-color')).toBe(NEW_RGB);
     }
     // The languages' own defaults where the game sets nothing.
@@ -176,14 +181,14 @@ describe.skipIf(!haveBrowser)('the editor in Chromium', () => {
     // The file: its new panel, everything before it byte for byte as it was.
     const text = await readFile(gameFile, 'utf8');
     const json = JSON.parse(text);
-    expect(json.panel).toEqual({ theme: { couleur_primaire: NEW_COLOUR, police: 'Inter' }, textes: { connexion_titre: 'Prêt à jouer ?' } });
+    expect(json.panel).toEqual({ theme: { couleur_primaire: NEW_COLOUR, police: 'Inter' }, textes: { connexion_titre: { fr: 'Prêt à jouer ?', en: 'Ready to play?' } } });
     const head = original.slice(0, original.indexOf('"panel"'));
     expect(text.slice(0, head.length)).toBe(head);
     expect(text.endsWith('}\n')).toBe(true);
     // The panel keeps its layout too: only the values that changed are edited, in place.
     expect(text.slice(head.length)).toBe(original.slice(head.length)
       .replace('"couleur_primaire": "#6c5ce7"', `"couleur_primaire": "${NEW_COLOUR}"`)
-      .replace('"connexion_titre": "Morpion"', '"connexion_titre": "Prêt à jouer ?"'));
+      .replace('"fr": "Morpion"', '"fr": "Prêt à jouer ?"').replace('"en": "Tic-tac-toe"', '"en": "Ready to play?"'));
     const { panel: _p, ...rest } = json;
     const { panel: _o, ...restBefore } = JSON.parse(original);
     expect(rest).toEqual(restBefore);
@@ -207,8 +212,8 @@ describe.skipIf(!haveBrowser)('the editor in Chromium', () => {
     expect(row.command).toBe('panel save');
     expect(row.details).toEqual({
       fichier: gameFile,
-      avant: { theme: { couleur_primaire: '#6c5ce7', police: 'Inter' }, textes: { connexion_titre: 'Morpion' } },
-      apres: { theme: { couleur_primaire: NEW_COLOUR, police: 'Inter' }, textes: { connexion_titre: 'Prêt à jouer ?' } },
+      avant: { theme: { couleur_primaire: '#6c5ce7', police: 'Inter' }, textes: { connexion_titre: { fr: 'Morpion', en: 'Tic-tac-toe' } } },
+      apres: { theme: { couleur_primaire: NEW_COLOUR, police: 'Inter' }, textes: { connexion_titre: { fr: 'Prêt à jouer ?', en: 'Ready to play?' } } },
     });
     expect(row.operator).toMatch(/ \(console\)$/);
 
@@ -216,10 +221,13 @@ describe.skipIf(!haveBrowser)('the editor in Chromium', () => {
     const api = await (await fetch(`${app.baseUrl}/panel`, { headers: { 'x-api-key': key } })).json() as any;
     expect(api.data.theme.couleur_primaire).toBe(NEW_COLOUR);
     expect(api.data.textes.connexion_titre).toBe('Prêt à jouer ?');
+    const apiEn = await (await fetch(`${app.baseUrl}/panel`, { headers: { 'x-api-key': key, 'accept-language': 'en' } })).json() as any;
+    expect(apiEn.data.textes.connexion_titre).toBe('Ready to play?');
     await demo.reload();
     const button = demo.locator('manette-login').locator('button.primary').first();
     await expect.poll(() => button.evaluate((el) => getComputedStyle(el).backgroundColor), { timeout: 15_000 }).toBe(NEW_RGB);
-    await expect.poll(() => demo.locator('manette-login').locator('h2').textContent()).toBe('Prêt à jouer ?');
+    const demoLang = await demo.evaluate(() => document.documentElement.lang);
+    await expect.poll(() => demo.locator('manette-login').locator('h2').textContent()).toBe(demoLang === 'fr' ? 'Prêt à jouer ?' : 'Ready to play?');
     await demo.screenshot({ path: path.join(SCREENSHOT_DIR, 'console-panels-demo-after.png') });
     await demo.close();
     expect(errors).toEqual([]);
@@ -246,7 +254,7 @@ describe.skipIf(!haveBrowser)('the editor in Chromium', () => {
 
   it('a file that differs outside the panel: shown, a save refused; "apply the file as it is" applies it, audited', async () => {
     const text = await readFile(gameFile, 'utf8');
-    await writeFile(gameFile, text.replace('"nom": "Démo"', '"nom": "Démo 2"'));
+    await writeFile(gameFile, text.replace('"fr": "Démo"', '"fr": "Démo 2"'));
     const page = await openPanels(con, ctx, 'en');
     await page.locator('[data-state="differs"]').waitFor();
     expect(await page.locator('[data-state="differs"] .error strong').textContent()).toContain('also differ on nom');
@@ -259,7 +267,7 @@ describe.skipIf(!haveBrowser)('the editor in Chromium', () => {
     const res = await s.fetch(`/api/games/${JEU}/panel`, { method: 'PUT', body: JSON.stringify({ panel: { theme: {}, textes: {} }, version: state.fichier.version }) });
     expect(res.status).toBe(409);
     expect(await res.json()).toMatchObject({ ok: false, error: 'game_file_differs', details: [{ champ: 'nom' }] });
-    expect(await readFile(gameFile, 'utf8')).toContain('"nom": "Démo 2"');
+    expect(await readFile(gameFile, 'utf8')).toContain('"fr": "Démo 2"');
     expect((await dbState()).audit.length).toBe(before.audit.length);
     expect((await dbState()).name).toBe('Démo');
 
@@ -271,7 +279,7 @@ describe.skipIf(!haveBrowser)('the editor in Chromium', () => {
     expect(after.name).toBe('Démo 2');
     expect(after.audit.length).toBe(before.audit.length + 1);
     expect(after.audit.at(-1)).toMatchObject({ command: 'apply', details: { fichier: gameFile, parties: ['nom'] } });
-    expect([after.audit.at(-1)!.details.avant.nom, after.audit.at(-1)!.details.apres.nom]).toEqual(['Démo', 'Démo 2']);
+    expect([after.audit.at(-1)!.details.avant.nom, after.audit.at(-1)!.details.apres.nom]).toEqual([{ fr: 'Démo', en: 'Demo' }, { fr: 'Démo 2', en: 'Demo' }]);
     expect(after.audit.at(-1)!.operator).toMatch(/ \(console\)$/);
     await page.close();
   });

@@ -149,7 +149,8 @@ describe.skipIf(!haveBrowser)('economy in a browser: the SDK, <manette-boutique>
           bought: 'Achat réussi : Potion.', wallet: 'Ton portefeuille', inventory: 'Ton inventaire', empty: 'Rien pour l’instant.', names: ['zoe', 'yann'] }
       : { locale: 'en-US', signUp: 'No account yet? Sign up', pseudo: 'Username', email: 'Email', password: 'Password (at least 8 characters)',
           create: 'Create my account', signedIn: 'Signed in as', play: 'Play', mine: 'Your turn!', won: 'You won!',
-          reward: 'Reward: +50 Or', rewardLoser: 'Reward: +10 Or', buyPotion: 'Buy Potion for 30 Or', buyCrown: 'Buy Couronne for 100 Or',
+          // The demo's game file names its currency and crown in English too (docs/api.md, Texts per language).
+          reward: 'Reward: +50 Gold', rewardLoser: 'Reward: +10 Gold', buyPotion: 'Buy Potion for 30 Gold', buyCrown: 'Buy Crown for 100 Gold',
           bought: 'Purchased: Potion.', wallet: 'Your wallet', inventory: 'Your inventory', empty: 'Nothing yet.', names: ['xena', 'walt'] };
     const suffix = lang === 'fr' ? '' : '-en';
 

@@ -57,14 +57,14 @@ describe('GET /shop/articles', () => {
     const r = await api.get('/shop/articles');
     const epee = r.body.data.find((a: { code: string }) => a.code === 'epee');
     expect(epee).toEqual({
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/), code: 'epee', nom: 'Épée', description: 'Tranchante', prix: 100, devise: 'or',
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/), code: 'epee', nom: 'Épée', description: 'Tranchante', prix: 100, devise: 'or', devise_nom: null,
       image_url: 'https://cdn.example.test/epee.png', metadonnees: { degats: 12, rarete: 'rare' },
       // The economy's additions (docs/economy.md): an old-style article is listed, not buyable.
       contenu: null, achetable: false,
     });
     const potion = r.body.data.find((a: { code: string }) => a.code === 'potion');
     expect(potion).toEqual({
-      id: expect.any(String), code: 'potion', nom: 'Potion', description: null, prix: 2.5, devise: 'gemmes', image_url: null, metadonnees: {}, contenu: null, achetable: false,
+      id: expect.any(String), code: 'potion', nom: 'Potion', description: null, prix: 2.5, devise: 'gemmes', devise_nom: null, image_url: null, metadonnees: {}, contenu: null, achetable: false,
     });
   });
 

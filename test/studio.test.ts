@@ -211,6 +211,8 @@ describe('a studio project with Manette as a package', () => {
     expect(game.modes.nim.regles).toBe('jeu.nim');
     // A player who walks away loses by timeout: no match stays stuck.
     expect(game.modes.nim).toMatchObject({ delai_tour_s: 30, sur_delai: 'abandon' });
+    // A text per language, for developers to discover the form (docs/api.md, Texts per language).
+    expect(game.panel.textes.connexion_titre).toEqual({ fr: 'Bienvenue dans Mon Super Jeu', en: 'Welcome to Mon Super Jeu' });
     const own = await studioMigrations();
     expect(own).toHaveLength(2);
     const [copy, example] = own as [string, string];

@@ -2,6 +2,7 @@
 // what the web page at /demo/ needs to know of the game `manette start` serves (its name,
 // its modes), so a studio's page shows the studio's game rather than the demo's.
 import { asAdmin } from '../db/admin.js';
+import { textIn, type GameText } from './game-config.js';
 
 export const DEMO_GAME_SLUG = 'demo';
 
@@ -17,7 +18,8 @@ export async function existingDemoGame(databaseUrl: string): Promise<{ jeu: stri
 
 /** What /demo/jeu.json says of a game: nothing the API does not already tell its players. */
 export interface DemoPage {
-  nom: string;
+  /** The game's `nom` as the file gives it (one text, or one per language): demoPageIn picks the page's. */
+  nom: GameText;
   modes: {
     code: string; regles: string; equipes: number; joueurs_par_equipe: number; classement_victoires: string | null;
     /** Turn timer (null: none), whether players may watch, who keeps the rating: the page shows them. */
@@ -29,7 +31,7 @@ export interface DemoPage {
 export function demoPageOf(config: Record<string, unknown>): DemoPage {
   const modes = (config.modes && typeof config.modes === 'object' ? config.modes : {}) as Record<string, Record<string, unknown>>;
   return {
-    nom: String(config.nom ?? config.jeu ?? ''),
+    nom: typeof config.nom === 'string' || (config.nom && typeof config.nom === 'object') ? config.nom as GameText : String(config.jeu ?? ''),
     modes: Object.entries(modes).map(([code, m]) => ({
       code,
       regles: String(m.regles ?? ''),
@@ -41,6 +43,11 @@ export function demoPageOf(config: Record<string, unknown>): DemoPage {
       elo: m.elo === 'serveur' ? 'serveur' : 'client',
     })),
   };
+}
+
+/** What /demo/jeu.json answers in `lang` (the page's language): the name as one string, as the API gives texts. */
+export function demoPageIn(page: DemoPage, lang: 'fr' | 'en'): Omit<DemoPage, 'nom'> & { nom: string } {
+  return { ...page, nom: textIn(page.nom, lang) ?? '' };
 }
 
 /** The applied config of the game `jeu`, for the page (as manette_admin, reads only). */

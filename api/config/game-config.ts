@@ -8,6 +8,47 @@ const Slug = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'minuscules, chiffre
 const Name = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'lettres, chiffres et _, sans commencer par un chiffre');
 const Timestamp = z.iso.datetime({ offset: true });
 
+/** A player-facing text given per language: `{"fr": "Or", "en": "Gold"}`, one of them at least. */
+export type TextsPerLanguage = { fr?: string; en?: string };
+/** A player-facing text of the game file (docs/api.md, Texts per language). */
+export type GameText = string | TextsPerLanguage;
+
+const TEXT_EXPECTED = 'texte attendu : une chaîne, ou un objet par langue {"fr": "…", "en": "…"}';
+const TEXT_LANGUAGE_NEEDED = 'au moins une langue : fr ou en';
+
+/**
+ * A player-facing text: a string (the same in every language, as before), or one per
+ * language, `{"fr": "Or", "en": "Gold"}` (fr, en or both; each bounded like the string).
+ * The API answers it as one string in the player's language (manette.text_in in SQL). A
+ * bad shape names the field (`nom`, `nom.fr`), as every other error of the file.
+ */
+function Text(min: number, max: number) {
+  const one = z.string().min(min).max(max);
+  const perLanguage = z.strictObject({ fr: one.optional(), en: one.optional() })
+    .refine((t) => t.fr !== undefined || t.en !== undefined, TEXT_LANGUAGE_NEEDED);
+  return z.unknown().transform((value, ctx): GameText => {
+    const schema = typeof value === 'string' ? one
+      : value !== null && typeof value === 'object' && !Array.isArray(value) ? perLanguage : undefined;
+    if (!schema) {
+      ctx.addIssue({ code: 'custom', message: TEXT_EXPECTED });
+      return z.NEVER;
+    }
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: 'custom', message: issue.message, path: issue.path } as never);
+    return z.NEVER;
+  });
+}
+
+/** The text of `lang` of a game file's text ('en', else French), the other language when it is missing (as manette.text_in). */
+export function textIn(text: unknown, lang: 'fr' | 'en'): string | undefined {
+  if (typeof text === 'string') return text;
+  if (!text || typeof text !== 'object') return undefined;
+  const t = text as Record<string, unknown>;
+  const pick = (l: string) => (typeof t[l] === 'string' ? t[l] as string : undefined);
+  return lang === 'en' ? pick('en') ?? pick('fr') : pick('fr') ?? pick('en');
+}
+
 const Column = z.strictObject({
   type: z.enum(['text', 'integer', 'number', 'boolean', 'json', 'timestamp']),
   requis: z.boolean().default(false),
@@ -41,14 +82,14 @@ const MAX_CAP = 10 ** 15;
 const MAX_AMOUNT = 10 ** 12;
 const Amount = z.number().int().min(1).max(MAX_AMOUNT);
 const Currency = z.strictObject({
-  nom: z.string().min(1).max(200),
+  nom: Text(1, 200),
   // Optional without default, so a file is stored as written (0 when absent, in SQL).
   depart: z.number().int().min(0).max(MAX_CAP).optional(),
   max: z.number().int().min(1).max(MAX_CAP).optional(),
 }).refine((c) => c.max === undefined || (c.depart ?? 0) <= c.max,
   { message: 'depart doit être inférieur ou égal à max', path: ['depart'] });
 const Item = z.strictObject({
-  nom: z.string().min(1).max(200),
+  nom: Text(1, 200),
   empilable: z.boolean().optional(),   // true when absent
   max: z.number().int().min(1).max(MAX_CAP).optional(),
 });
@@ -61,8 +102,8 @@ const Contents = z.strictObject({
 
 const Article = z.strictObject({
   code: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/),
-  nom: z.string().min(1).max(200),
-  description: z.string().max(2000).optional(),
+  nom: Text(1, 200),
+  description: Text(0, 2000).optional(),
   prix: z.number().finite().min(0).max(MAX_AMOUNT),
   devise: z.string().min(1).max(32),
   image_url: z.url().optional(),
@@ -114,7 +155,7 @@ const MailText = z.union([
 
 export const GameConfig = z.strictObject({
   jeu: Slug,
-  nom: z.string().min(1).max(200),
+  nom: Text(1, 200),
   origines: z.array(z.union([z.literal('*'), z.url()])).min(1).default(['*']),
   session_jours: z.number().int().min(1).max(365).default(30),
   // The largest etat_plateau of a match, in bytes (docs/matches.md, Bounded state); 65536
@@ -147,7 +188,7 @@ export const GameConfig = z.strictObject({
   }).default({ canaux: 'prives', diffusion_joueurs: false }),
   panel: z.strictObject({
     theme: z.record(z.string(), z.string().max(500)).default({}),
-    textes: z.record(z.string(), z.string().max(2000)).default({}),
+    textes: z.record(z.string(), Text(0, 2000)).default({}),
   }).default({ theme: {}, textes: {} }),
   // The password reset mail (docs/accounts.md, "Password reset"): optional without default.
   courriels: z.strictObject({
@@ -212,6 +253,8 @@ const OWN_DETAILS_EN: [RegExp, (m: RegExpExecArray) => string][] = [
   [/^depart doit être inférieur ou égal à max$/, () => 'depart must be less than or equal to max'],
   [/^adresse attendue : « Nom <adresse@domaine> » ou « adresse@domaine »$/, () => 'address expected: "Name <address@domain>" or "address@domain"'],
   [/^au moins une monnaie ou un objet$/, () => 'at least one currency or object'],
+  [/^texte attendu : une chaîne, ou un objet par langue \{"fr": "…", "en": "…"\}$/, () => 'text expected: a string, or an object per language {"fr": "…", "en": "…"}'],
+  [/^au moins une langue : fr ou en$/, () => 'at least one language: fr or en'],
   [/^monnaie inconnue « (.*) » \(elle doit être déclarée dans monnaies\)$/su, (m) => `unknown currency "${m[1]}" (it must be declared in monnaies)`],
   [/^objet inconnu « (.*) » \(il doit être déclaré dans objets\)$/su, (m) => `unknown object "${m[1]}" (it must be declared in objets)`],
   [/^prix entier attendu \(la devise « (.*) » est une monnaie du jeu\)$/su, (m) => `integer prix expected (devise "${m[1]}" is a currency of the game)`],

@@ -35,6 +35,8 @@ export interface Classement {
 export interface SubmitResult { valeur: number; rang: number; ameliore: boolean }
 export interface Article {
   id: string; code: string; nom: string; description: string | null; prix: number; devise: string;
+  /** The devise's name in the player's language when it is a currency of the game (`monnaies`), else null. */
+  devise_nom?: string | null;
   image_url: string | null; metadonnees: Record<string, unknown> | null;
   /** What one purchase grants (the file's `contenu`), null for an article without one. */
   contenu?: Contenu | null;

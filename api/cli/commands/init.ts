@@ -27,7 +27,8 @@ export function slugFromName(name: string): string {
 }
 
 /** The studio's example game: a server-written table, a win leaderboard, the web demo's
- *  morpion mode and a mode played with the example rule function. */
+ *  morpion mode and a mode played with the example rule function; the login panel's title
+ *  shows a text given per language (docs/api.md, Texts per language). */
 function gameFile(jeu: string, nom: string) {
   return {
     jeu,
@@ -46,6 +47,8 @@ function gameFile(jeu: string, nom: string) {
       '1v1': { equipes: 2, joueurs_par_equipe: 1, regles: 'morpion', classement_victoires: 'victoires', delai_tour_s: 30, sur_delai: 'abandon' },
       nim: { equipes: 2, joueurs_par_equipe: 1, regles: 'jeu.nim', delai_tour_s: 30, sur_delai: 'abandon' },
     },
+    // Any text a player reads may be one string, or one per language: the API answers the player's.
+    panel: { textes: { connexion_titre: { fr: `Bienvenue dans ${nom}`, en: `Welcome to ${nom}` } } },
   };
 }
 

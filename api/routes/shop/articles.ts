@@ -11,6 +11,8 @@ export const Article = z.object({
   description: z.string().nullable(),
   prix: z.number(),
   devise: z.string(),
+  devise_nom: z.string().nullable().meta({ description: 'The devise’s name in the player’s language (Accept-Language) '
+    + 'when it is a currency of the game file (`monnaies`); null for any other devise.' }),
   image_url: z.string().nullable(),
   metadonnees: z.record(z.string(), z.unknown()),
   contenu: z.object({

@@ -110,7 +110,7 @@ async function fileState(file: string, jeu: string, lang: Lang): Promise<{ state
 
 /**
  * The file's text with its `panel` part made `panel`, edited where it stands: each theme
- * or text key that changed is set, added or removed in place (jsonc-parser's edits), so
+ * or text key (or language of a text) that changed is set, added or removed in place (jsonc-parser's edits), so
  * the rest of the file and of the panel keeps its layout, one-line objects included.
  * `undefined` when the text is not a JSON object.
  */
@@ -127,19 +127,16 @@ export function withPanel(text: string, panel: Json | undefined): string | undef
   };
   const isObject = (v: unknown): v is Json => !!v && typeof v === 'object' && !Array.isArray(v);
   const same = (a: unknown, b: unknown) => canonicalJson(a ?? null) === canonicalJson(b ?? null);
-  const before = (current as Json).panel;
-  if (!isObject(before) || !isObject(panel)) {
-    if (!same(before, panel)) set(['panel'], panel);
-    return out;
-  }
-  for (const part of new Set([...Object.keys(before), ...Object.keys(panel)])) {
-    const [was, now] = [before[part], panel[part]];
+  // Down to the values that changed: a theme key, a text, one language of a text given per
+  // language ({"fr": …, "en": …}).
+  const edit = (path: string[], was: unknown, now: unknown) => {
     if (isObject(was) && isObject(now)) {
-      for (const k of new Set([...Object.keys(was), ...Object.keys(now)])) if (!same(was[k], now[k])) set(['panel', part, k], now[k]);
+      for (const k of new Set([...Object.keys(was), ...Object.keys(now)])) edit([...path, k], was[k], now[k]);
     } else if (!same(was, now)) {
-      set(['panel', part], now);
+      set(path, now);
     }
-  }
+  };
+  edit(['panel'], (current as Json).panel, panel);
   return out;
 }
 

@@ -17,14 +17,18 @@ import type { ManetteLogin } from '../../../sdk/src/panels/login.js';
 import type { ManetteMatchmaking } from '../../../sdk/src/panels/matchmaking.js';
 
 type Dict = Record<string, string>;
-interface Panel { theme: Dict; textes: Dict }
+/** A text of panel.textes: one for every language, or one per language (docs/api.md, Texts per language). */
+type PerLanguage = { fr?: string; en?: string };
+type Text = string | PerLanguage;
+type Texts = Record<string, Text>;
+interface Panel { theme: Dict; textes: Texts }
 interface FileState {
   chemin: string; version: string | null; jeu: string | null; panel: unknown; meme_jeu: boolean; en_phase: boolean;
   parties_differentes: string[]; erreur: { code: string; message: string } | null;
 }
 interface PanelState {
   jeu: string;
-  panel: { theme?: Dict; textes?: Dict } | null;
+  panel: { theme?: Dict; textes?: Texts } | null;
   effectif: { theme: Record<string, string | null>; textes: Record<Lang, Dict> };
   defauts: { theme: Record<string, string | null>; textes: Record<Lang, Dict> };
   config: { nom?: string; modes?: Record<string, unknown> };
@@ -50,10 +54,19 @@ const THEME_KEYS: { key: string; color?: boolean; what: { en: string; fr: string
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 /** Only string values (what the file's schema accepts), as a fresh object. */
 const strings = (v: unknown): Dict => Object.fromEntries(Object.entries(isObject(v) ? v : {}).filter(([, x]) => typeof x === 'string')) as Dict;
-const panelOf = (v: unknown): Panel => ({ theme: strings(isObject(v) ? v.theme : {}), textes: strings(isObject(v) ? v.textes : {}) });
+const isPerLanguage = (v: unknown): v is PerLanguage => isObject(v) && Object.entries(v).every(([k, x]) => (k === 'fr' || k === 'en') && typeof x === 'string');
+/** The texts the file's schema accepts (a string, or {fr?, en?}), as a fresh object. */
+const textsOf = (v: unknown): Texts => Object.fromEntries(Object.entries(isObject(v) ? v : {}).filter(([, x]) => typeof x === 'string' || isPerLanguage(x))) as Texts;
+/** A text in `lang`, the other language when it is missing (as the API's manette.text_in). */
+const textIn = (v: Text | undefined, lang: Lang): string | undefined =>
+  typeof v === 'string' || v === undefined ? v : lang === 'en' ? v.en ?? v.fr : v.fr ?? v.en;
+const panelOf = (v: unknown): Panel => ({ theme: strings(isObject(v) ? v.theme : {}), textes: textsOf(isObject(v) ? v.textes : {}) });
 const samePanel = (a: Panel, b: Panel) => JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
 function sortKeys(p: Panel): Panel {
-  const sorted = (d: Dict) => Object.fromEntries(Object.keys(d).sort().map((k) => [k, d[k]!]));
+  const sorted = <T,>(d: Record<string, T>): Record<string, T> => Object.fromEntries(Object.keys(d).sort().map((k) => {
+    const v = d[k]!;
+    return [k, isObject(v) ? sorted(v) as T : v];
+  }));
   return { theme: sorted(p.theme), textes: sorted(p.textes) };
 }
 /** The file's JSON of the panel part (what Save writes, what to paste). */
@@ -110,7 +123,8 @@ function previewClient(lang: Lang, panel: PanelData, player: Joueur | null, stat
 function effective(state: PanelState, draft: Panel, lang: Lang): { theme: Record<string, string | null>; textes: Dict } {
   return {
     theme: { ...state.defauts.theme, ...draft.theme },
-    textes: { ...DEFAULT_TEXTS[lang], ...state.defauts.textes[lang], ...draft.textes },
+    textes: { ...DEFAULT_TEXTS[lang], ...state.defauts.textes[lang],
+      ...Object.fromEntries(Object.entries(draft.textes).map(([k, v]) => [k, textIn(v, lang) ?? ''])) },
   };
 }
 
@@ -210,10 +224,17 @@ function ThemeEditor({ state, draft, set, errors }: { state: PanelState; draft: 
 
 function TextsEditor({ state, draft, set, errors }: { state: PanelState; draft: Panel; set: (p: Panel) => void; errors: Dict }) {
   const lang = useLang();
-  const put = (key: string, value: string | undefined) => {
+  const put = (key: string, value: Text | undefined) => {
     const textes = { ...draft.textes };
     if (value === undefined || value === '') delete textes[key]; else textes[key] = value;
     set({ ...draft, textes });
+  };
+  // One language of a text given per language; both empty: the key goes.
+  const putIn = (key: string, l: Lang, value: string) => {
+    const was = draft.textes[key];
+    const now: PerLanguage = { ...(isPerLanguage(was) ? was : {}) };
+    if (value === '') delete now[l]; else now[l] = value;
+    put(key, now.fr === undefined && now.en === undefined ? undefined : now);
   };
   // In the order of docs/sdk.md (the SDK's list); keys the server adds later come after.
   const order = Object.keys(DEFAULT_TEXTS.fr);
@@ -226,15 +247,31 @@ function TextsEditor({ state, draft, set, errors }: { state: PanelState; draft: 
     const fr = state.defauts.textes.fr[key] ?? DEFAULT_TEXTS.fr[key];
     const en = state.defauts.textes.en[key] ?? DEFAULT_TEXTS.en[key];
     const value = draft.textes[key];
+    const perLanguage = isPerLanguage(value);
+    // A text given per language: one field per language (FR, EN); "One text" goes back to a
+    // single text for both (the French one). A single text: "Per language" splits it.
+    const inputs = perLanguage ? (['fr', 'en'] as Lang[]).map((l) => (
+      <label class="pn-lang" key={l}><abbr title={l === 'fr' ? 'français' : 'English'}>{l.toUpperCase()}</abbr>
+        <input id={`${id}.${l}`} type="text" lang={l} value={value[l] ?? ''} placeholder={(l === 'fr' ? fr : en) ?? ''}
+          aria-invalid={errors[`${id}.${l}`] ? 'true' : undefined} aria-describedby={`${id}-defauts`}
+          onInput={(e) => putIn(key, l, (e.target as HTMLInputElement).value)} />
+      </label>
+    )) : (
+      <input id={id} type="text" value={value ?? ''} placeholder={(lang === 'fr' ? fr : en) ?? ''}
+        aria-invalid={errors[id] ? 'true' : undefined} aria-describedby={`${id}-defauts`}
+        onInput={(e) => put(key, (e.target as HTMLInputElement).value)} />
+    );
     return (
       <div class="pn-row" key={key}>
-        <label class="pn-key" for={id}><code>{key}</code>{own ? <span class="muted small">{t({ en: 'the game’s own key', fr: 'clé propre au jeu' })}</span> : null}</label>
+        <label class="pn-key" for={perLanguage ? `${id}.fr` : id}><code>{key}</code>{own ? <span class="muted small">{t({ en: 'the game’s own key', fr: 'clé propre au jeu' })}</span> : null}</label>
         <div class="pn-value">
-          <input id={id} type="text" value={value ?? ''} placeholder={(lang === 'fr' ? fr : en) ?? ''}
-            aria-invalid={errors[id] ? 'true' : undefined} aria-describedby={`${id}-defauts`}
-            onInput={(e) => put(key, (e.target as HTMLInputElement).value)} />
+          {perLanguage ? <div class="pn-langs">{inputs}</div> : inputs}
           <button type="button" class="pn-reset" disabled={value === undefined} onClick={() => put(key, undefined)}>
             {own ? t({ en: 'Remove', fr: 'Retirer' }) : t({ en: 'Default', fr: 'Défaut' })}
+          </button>
+          <button type="button" class="pn-reset" data-split={key}
+            onClick={() => put(key, perLanguage ? textIn(value, 'fr') : { fr: value ?? fr ?? '', en: value ?? en ?? '' })}>
+            {perLanguage ? t({ en: 'One text', fr: 'Un seul texte' }) : t({ en: 'Per language', fr: 'Par langue' })}
           </button>
           {fr !== undefined ? (
             <p class="pn-defaults muted small" id={`${id}-defauts`}>
@@ -242,6 +279,7 @@ function TextsEditor({ state, draft, set, errors }: { state: PanelState; draft: 
             </p>
           ) : null}
           <FieldError id={id} errors={errors} />
+          {perLanguage ? (['fr', 'en'] as Lang[]).map((l) => <FieldError key={l} id={`${id}.${l}`} errors={errors} />) : null}
         </div>
       </div>
     );
@@ -249,8 +287,8 @@ function TextsEditor({ state, draft, set, errors }: { state: PanelState; draft: 
   return (
     <>
       <p class="notice small">{t({
-        en: 'A text set here replaces the default in French AND in English: GET /panel gives the game’s texts to every language. Leave a text empty to keep the default of each language (shown under it). Placeholders in braces ({position}, {code_salon}, {pseudo}, {pseudos}) are filled in by the SDK.',
-        fr: 'Un texte saisi ici remplace le défaut en français ET en anglais : GET /panel donne les textes du jeu à toutes les langues. Laisse un texte vide pour garder le défaut de chaque langue (affiché dessous). Les marques entre accolades ({position}, {code_salon}, {pseudo}, {pseudos}) sont remplies par le SDK.',
+        en: 'A text set here replaces the default in French AND in English; “Per language” gives it one text per language ({"fr": …, "en": …} in the file: GET /panel answers the player’s, the other one when it is missing). Leave a text empty to keep the default of each language (shown under it). Placeholders in braces ({position}, {code_salon}, {pseudo}, {pseudos}) are filled in by the SDK.',
+        fr: 'Un texte saisi ici remplace le défaut en français ET en anglais ; « Par langue » lui donne un texte par langue ({"fr": …, "en": …} dans le fichier : GET /panel répond celui du joueur, l’autre s’il manque). Laisse un texte vide pour garder le défaut de chaque langue (affiché dessous). Les marques entre accolades ({position}, {code_salon}, {pseudo}, {pseudos}) sont remplies par le SDK.',
       }, { position: '{position}', code_salon: '{code_salon}', pseudo: '{pseudo}', pseudos: '{pseudos}' })}</p>
       <div class="pn-rows pn-stacked">{server.map((k) => row(k, false))}</div>
       <h3>{t({ en: 'The SDK’s own texts (a game may set them too)', fr: 'Textes propres au SDK (un jeu peut aussi les fixer)' })}</h3>

@@ -27,6 +27,7 @@ const $ = (id) => document.getElementById(id);
 // The page's own texts (the panels and the server's messages have theirs).
 const TEXTS = {
   fr: {
+    titre: 'Morpion', titre_page: 'Morpion · démo Manette',
     lobby: 'Connecte-toi, puis clique sur « Jouer » : dès qu’un adversaire est trouvé, la partie s’affiche ici.',
     lobby_connecte: 'Clique sur « Jouer » : dès qu’un adversaire est trouvé, la partie s’affiche ici.',
     sous_titre: 'Une démo construite seulement sur le SDK navigateur de Manette.',
@@ -55,6 +56,7 @@ const TEXTS = {
     compte_supprime: 'Ton compte est supprimé : plus rien de toi ne reste ici.',
   },
   en: {
+    titre: 'Tic-tac-toe', titre_page: 'Tic-tac-toe · Manette demo',
     lobby: 'Sign in, then press “Play”: as soon as an opponent is found, the match shows up here.',
     lobby_connecte: 'Press “Play”: as soon as an opponent is found, the match shows up here.',
     sous_titre: 'A demo built only on Manette’s browser SDK.',
@@ -90,6 +92,7 @@ function t(key, ...args) {
 }
 // The static texts follow the browser's language from the start, key form included.
 document.documentElement.lang = lang;
+document.title = t('titre_page');
 for (const el of document.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
 for (const el of document.querySelectorAll('[data-i18n-html]')) el.innerHTML = t(el.dataset.i18nHtml);
 for (const el of document.querySelectorAll('[data-i18n-label]')) el.setAttribute('aria-label', t(el.dataset.i18nLabel));
@@ -131,11 +134,11 @@ async function start() {
   };
 
   // -- 3. The game: its name and its modes ------------------------------------------------
-  // `manette start` describes the game it serves at /demo/jeu.json (its `nom`, its modes);
-  // a page elsewhere (or another game's key) keeps the morpion defaults.
+  // `manette start` describes the game it serves at /demo/jeu.json (its `nom` in the page's
+  // language, its modes); a page elsewhere (or another game's key) keeps the morpion defaults.
   let game = { nom: null, modes: [{ code: '1v1', regles: 'morpion', classement_victoires: 'victoires', spectateurs: true }] };
   try {
-    const res = await fetch('jeu.json', { headers: { 'x-api-key': apiKey } });
+    const res = await fetch('jeu.json', { headers: { 'x-api-key': apiKey, 'Accept-Language': lang } });
     if (res.ok) game = await res.json();
   } catch { /* the defaults */ }
   if (game.nom) {

@@ -14,7 +14,7 @@ export interface MatchStatus {
   participants?: { joueur_id: string; pseudo: string; equipe: number }[];
 }
 export interface ShopArticle {
-  code: string; nom: string; description: string | null; prix: number; devise: string; image_url: string | null;
+  code: string; nom: string; description: string | null; prix: number; devise: string; devise_nom?: string | null; image_url: string | null;
   contenu?: { monnaies?: Record<string, number>; objets?: Record<string, number> } | null; achetable?: boolean;
 }
 export interface WalletLine { code: string; nom: string; solde: number; max: number | null }

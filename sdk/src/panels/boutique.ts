@@ -152,9 +152,11 @@ export class ManetteBoutique extends ManettePanel {
     return new Intl.NumberFormat(this.language()).format(n);
   }
 
-  /** A currency's name (from the wallet), else its code. */
+  /** A currency's name (from the wallet, else from an article priced in it: signed out, there
+   *  is no wallet), else its code. */
   private currencyName(code: string): string {
-    return this.wallet.find((w) => w.code === code)?.nom ?? code;
+    return this.wallet.find((w) => w.code === code)?.nom
+      ?? this.articles?.find((a) => a.devise === code && a.devise_nom)?.devise_nom ?? code;
   }
 
   /** An object's name: from the inventory, or from an article that sells exactly that object; else its code. */

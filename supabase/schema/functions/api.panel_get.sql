@@ -1,9 +1,9 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.panel_get(ctx jsonb)
--- Current definition from supabase/migrations/20261123000700_victory_leaderboard.sql
--- Earlier versions in: 20261122000600_shop_panel.sql
--- Calls: manette.authenticate, manette.panel_default_texts, manette.panel_defaults
+-- Current definition from supabase/migrations/20261130001011_game_texts_per_language.sql
+-- Earlier versions in: 20261122000600_shop_panel.sql, 20261123000700_victory_leaderboard.sql
+-- Calls: manette.authenticate, manette.panel_default_texts, manette.panel_defaults, manette.texts_in
 CREATE OR REPLACE FUNCTION api.panel_get(ctx jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql
@@ -20,8 +20,8 @@ begin
   from manette.games g where g.id = caller.game_id;
   return jsonb_build_object('data', jsonb_build_object(
     'theme',  (defaults->'theme') || coalesce(case when jsonb_typeof(panel->'theme') = 'object' then panel->'theme' end, '{}'::jsonb),
-    'textes', manette.panel_default_texts(ctx->>'lang')
-              || coalesce(case when jsonb_typeof(panel->'textes') = 'object' then panel->'textes' end, '{}'::jsonb),
+    -- The game's texts (one text, or one per language: manette.text_in) over the defaults.
+    'textes', manette.panel_default_texts(ctx->>'lang') || manette.texts_in(panel->'textes', ctx->>'lang'),
     'google_client_id', client_id));
 end
 $function$;

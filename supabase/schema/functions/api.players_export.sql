@@ -1,8 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.players_export(ctx jsonb)
--- Current definition from supabase/migrations/20261130001010_players_export_reset_rows.sql
--- Earlier versions in: 20261130000400_account_deletion.sql
+-- Current definition from supabase/migrations/20261130001013_players_export_texts_and_reset_rows.sql
+-- Earlier versions in: 20261130000400_account_deletion.sql, 20261130001010_players_export_reset_rows.sql, 20261130001011_game_texts_per_language.sql
 -- Calls: manette.authenticate, manette.economy_inventory, manette.economy_wallet, manette.file_json, manette.iso, manette.player_json
 CREATE OR REPLACE FUNCTION api.players_export(ctx jsonb)
  RETURNS jsonb
@@ -95,8 +95,8 @@ begin
       where mp.game_id = p.game_id and mp.player_id = p.id),
 
     'economie', jsonb_build_object(
-      'portefeuille', manette.economy_wallet(p.game_id, p.id),
-      'inventaire', manette.economy_inventory(p.game_id, p.id),
+      'portefeuille', manette.economy_wallet(p.game_id, p.id, ctx->>'lang'),
+      'inventaire', manette.economy_inventory(p.game_id, p.id, ctx->>'lang'),
       'historique', (
         select coalesce(jsonb_agg(jsonb_build_object(
                  'id', l.id, 'type', l.kind, 'code', l.code, 'delta', l.delta, 'apres', l.after,

@@ -1,9 +1,9 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.players_mot_de_passe_oubli(ctx jsonb, body jsonb)
--- Current definition from supabase/migrations/20261130001004_reset_limits_per_network.sql
--- Earlier versions in: 20261130000300_password_reset.sql
--- Calls: manette.authenticate, manette.client_net, manette.reset_code_hash
+-- Current definition from supabase/migrations/20261130001011_game_texts_per_language.sql
+-- Earlier versions in: 20261130000300_password_reset.sql, 20261130001004_reset_limits_per_network.sql
+-- Calls: manette.authenticate, manette.client_net, manette.reset_code_hash, manette.text_in
 CREATE OR REPLACE FUNCTION api.players_mot_de_passe_oubli(ctx jsonb, body jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql
@@ -67,7 +67,9 @@ begin
 
   -- A suspended player gets the mail too (the reset itself is refused): the answer and the
   -- mail do not tell a suspension to whoever typed the address.
-  select g.name, g.config->'courriels' into game_name, courriels from manette.games g where g.id = caller.game_id;
+  -- The game's name in the player's language (the mail's {jeu}; nom may be given per language).
+  select coalesce(manette.text_in(g.config->'nom', ctx->>'lang'), g.name), g.config->'courriels' into game_name, courriels
+  from manette.games g where g.id = caller.game_id;
   return jsonb_build_object('envoyer', true, 'email', p.email, 'pseudo', p.pseudo, 'jeu', game_name,
     'courriels', courriels, 'minutes', extract(epoch from valid_for)::integer / 60);
 end

@@ -1,9 +1,9 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.shop_acheter(ctx jsonb, body jsonb)
--- Current definition from supabase/migrations/20261130001003_economy_bounds.sql
--- Earlier versions in: 20261129000100_economy.sql
--- Calls: manette.authenticate, manette.economy_apply, manette.economy_movements, manette.fail, manette.shop_article_buyable
+-- Current definition from supabase/migrations/20261130001011_game_texts_per_language.sql
+-- Earlier versions in: 20261129000100_economy.sql, 20261130001003_economy_bounds.sql
+-- Calls: manette.authenticate, manette.economy_apply, manette.economy_inventory, manette.economy_movements, manette.economy_wallet, manette.fail, manette.shop_article_buyable
 -- Called by: api.idempotent
 CREATE OR REPLACE FUNCTION api.shop_acheter(ctx jsonb, body jsonb)
  RETURNS jsonb
@@ -39,7 +39,10 @@ begin
       || manette.economy_movements(art.contents, qty),
     'achat', jsonb_build_object('article', art.code, 'quantite', qty));
   return jsonb_build_object('achat', jsonb_build_object('article', art.code, 'quantite', qty, 'prix_total', total, 'devise', art.currency))
-         || result;
+         || result
+         -- economy_apply names them in French: the wallet and inventory in the player's language.
+         || jsonb_build_object('portefeuille', manette.economy_wallet(caller.game_id, caller.player_id, ctx->>'lang'),
+                               'inventaire', manette.economy_inventory(caller.game_id, caller.player_id, ctx->>'lang'));
 end
 $function$;
 alter function api.shop_acheter(jsonb,jsonb) owner to manette_engine;

@@ -1,8 +1,9 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette_admin.apply_game(game_config jsonb, candidate_key text)
--- Current definition from supabase/migrations/20261122000100_foundation.sql
--- Calls: manette_admin.expand_game
+-- Current definition from supabase/migrations/20261130001011_game_texts_per_language.sql
+-- Earlier versions in: 20261122000100_foundation.sql
+-- Calls: manette.text_in, manette.text_valid, manette_admin.expand_game
 -- Called by: manette_admin.game_file_apply, manette_admin.panel_apply
 CREATE OR REPLACE FUNCTION manette_admin.apply_game(game_config jsonb, candidate_key text)
  RETURNS jsonb
@@ -14,10 +15,15 @@ declare
   target_game_id uuid;
   game_key text;
 begin
+  -- nom: one text, or one per language (docs/api.md, Texts per language); games.name keeps
+  -- the French one (else the English one), the API reads the languages from config.
+  if game_config ? 'nom' and not manette.text_valid(game_config->'nom', 1, 200) then
+    raise exception 'nom : texte invalide (une chaîne de 1 à 200 caractères, ou {"fr": ..., "en": ...})';
+  end if;
   insert into manette.games as g (slug, name, config, allowed_origins, session_ttl, google_client_id)
   values (
     game_config->>'jeu',
-    coalesce(game_config->>'nom', game_config->>'jeu'),
+    coalesce(manette.text_in(game_config->'nom', 'fr'), game_config->>'jeu'),
     game_config,
     coalesce((select array_agg(o) from jsonb_array_elements_text(game_config->'origines') o), '{*}'),
     make_interval(days => coalesce((game_config->>'session_jours')::integer, 30)),

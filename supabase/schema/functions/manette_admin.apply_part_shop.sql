@@ -1,9 +1,9 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette_admin.apply_part_shop(game_id uuid, config jsonb)
--- Current definition from supabase/migrations/20261130001003_economy_bounds.sql
--- Earlier versions in: 20261122000600_shop_panel.sql, 20261129000100_economy.sql
--- Calls: manette.economy_contents_error
+-- Current definition from supabase/migrations/20261130001011_game_texts_per_language.sql
+-- Earlier versions in: 20261122000600_shop_panel.sql, 20261129000100_economy.sql, 20261130001003_economy_bounds.sql
+-- Calls: manette.economy_contents_error, manette.text_in, manette.text_valid
 CREATE OR REPLACE FUNCTION manette_admin.apply_part_shop(game_id uuid, config jsonb)
  RETURNS void
  LANGUAGE plpgsql
@@ -38,22 +38,38 @@ begin
     raise exception '%', bad;
   end if;
 
+  -- nom and description: one text, or one per language (docs/api.md, Texts per language).
+  select 'boutique.' || (a.n - 1) || case when not coalesce(manette.text_valid(a.v->'nom', 1, 200), false) then '.nom' else '.description' end
+         || ': texte invalide (une chaîne, ou {"fr": ..., "en": ...})' into bad
+  from jsonb_array_elements(coalesce(config->'boutique', '[]'::jsonb)) with ordinality a(v, n)
+  where not coalesce(manette.text_valid(a.v->'nom', 1, 200), false)
+     or (a.v ? 'description' and not coalesce(manette.text_valid(a.v->'description', 0, 2000), false))
+  limit 1;
+  if bad is not null then
+    raise exception '%', bad;
+  end if;
+
+  -- name and description keep the French text (else the English one), names and
+  -- descriptions every language when the file gives them per language.
   insert into manette.shop_articles as s
-    (game_id, code, name, description, price, currency, image_url, metadata, active, sort_order, starts_at, ends_at, contents)
-  select apply_part_shop.game_id, a->>'code', a->>'nom', a->>'description', (a->>'prix')::numeric, a->>'devise',
+    (game_id, code, name, names, description, descriptions, price, currency, image_url, metadata, active, sort_order, starts_at, ends_at, contents)
+  select apply_part_shop.game_id, a->>'code', manette.text_in(a->'nom', 'fr'), case when jsonb_typeof(a->'nom') = 'object' then a->'nom' end,
+         manette.text_in(a->'description', 'fr'), case when jsonb_typeof(a->'description') = 'object' then a->'description' end,
+         (a->>'prix')::numeric, a->>'devise',
          a->>'image_url', coalesce(a->'metadonnees', '{}'::jsonb),
          coalesce((a->>'actif')::boolean, true), coalesce((a->>'ordre')::integer, 0),
          (a->>'debut')::timestamptz, (a->>'fin')::timestamptz, a->'contenu'
   from jsonb_array_elements(coalesce(config->'boutique', '[]'::jsonb)) a
   on conflict on constraint shop_articles_game_code_key do update
-    set name = excluded.name, description = excluded.description, price = excluded.price,
+    set name = excluded.name, names = excluded.names, description = excluded.description, descriptions = excluded.descriptions,
+        price = excluded.price,
         currency = excluded.currency, image_url = excluded.image_url, metadata = excluded.metadata,
         active = excluded.active, sort_order = excluded.sort_order, starts_at = excluded.starts_at,
         ends_at = excluded.ends_at, contents = excluded.contents, removed_at = null, updated_at = now()
     where s.removed_at is not null
-       or (s.name, s.description, s.price, s.currency, s.image_url, s.metadata, s.active, s.sort_order, s.starts_at, s.ends_at, s.contents)
+       or (s.name, s.names, s.description, s.descriptions, s.price, s.currency, s.image_url, s.metadata, s.active, s.sort_order, s.starts_at, s.ends_at, s.contents)
           is distinct from
-          (excluded.name, excluded.description, excluded.price, excluded.currency, excluded.image_url,
+          (excluded.name, excluded.names, excluded.description, excluded.descriptions, excluded.price, excluded.currency, excluded.image_url,
            excluded.metadata, excluded.active, excluded.sort_order, excluded.starts_at, excluded.ends_at, excluded.contents);
 
   update manette.shop_articles s

@@ -9,12 +9,14 @@ create table manette.currencies (
   removed_at timestamp with time zone,
   created_at timestamp with time zone default now() not null,
   updated_at timestamp with time zone default now() not null,
+  names jsonb,
   constraint currencies_pkey PRIMARY KEY (game_id, code),
   constraint currencies_game_id_fkey FOREIGN KEY (game_id) REFERENCES manette.games(id) ON DELETE CASCADE,
   constraint currencies_cap_check CHECK (cap >= 1 AND cap <= '1000000000000000'::bigint),
   constraint currencies_code_check CHECK (code ~ '^[A-Za-z0-9_.-]{1,64}$'::text),
   constraint currencies_initial_check CHECK (initial >= 0),
-  constraint currencies_name_check CHECK (length(name) >= 1 AND length(name) <= 200)
+  constraint currencies_name_check CHECK (length(name) >= 1 AND length(name) <= 200),
+  constraint currencies_names_check CHECK (jsonb_typeof(names) = 'object'::text)
 );
 
 alter table manette.currencies owner to postgres;
@@ -26,6 +28,7 @@ grant delete, insert, select, update on table manette.currencies to manette_admi
 grant select on table manette.currencies to manette_engine;
 
 comment on table manette.currencies is 'monnaies of the game file (removed_at: no longer in the file, kept for history)';
+comment on column manette.currencies.names is 'the name in each language the game file gives ({"fr": ..., "en": ...}, read with manette.text_in); null when it gives one text: name';
 
 -- Policies
 create policy "Currencies are visible to requests of their game" on manette.currencies

@@ -18,6 +18,8 @@ create table manette.shop_articles (
   created_at timestamp with time zone default now() not null,
   updated_at timestamp with time zone default now() not null,
   contents jsonb,
+  names jsonb,
+  descriptions jsonb,
   constraint shop_articles_pkey PRIMARY KEY (id),
   constraint shop_articles_game_code_key UNIQUE (game_id, code),
   constraint shop_articles_game_id_fkey FOREIGN KEY (game_id) REFERENCES manette.games(id) ON DELETE CASCADE,
@@ -25,8 +27,10 @@ create table manette.shop_articles (
   constraint shop_articles_contents_check CHECK (contents IS NULL OR jsonb_typeof(contents) = 'object'::text),
   constraint shop_articles_currency_check CHECK (length(currency) >= 1 AND length(currency) <= 32),
   constraint shop_articles_description_check CHECK (length(description) <= 2000),
+  constraint shop_articles_descriptions_check CHECK (jsonb_typeof(descriptions) = 'object'::text),
   constraint shop_articles_metadata_check CHECK (jsonb_typeof(metadata) = 'object'::text),
   constraint shop_articles_name_check CHECK (length(name) >= 1 AND length(name) <= 200),
+  constraint shop_articles_names_check CHECK (jsonb_typeof(names) = 'object'::text),
   constraint shop_articles_price_check CHECK (price >= 0::numeric)
 );
 
@@ -39,6 +43,8 @@ grant delete, insert, select, update on table manette.shop_articles to manette_a
 grant select on table manette.shop_articles to manette_engine;
 
 comment on column manette.shop_articles.contents is 'contenu of the game file: what one purchase grants ({monnaies?, objets?}); null: not buyable';
+comment on column manette.shop_articles.names is 'the name in each language the game file gives ({"fr": ..., "en": ...}, read with manette.text_in); null when it gives one text: name';
+comment on column manette.shop_articles.descriptions is 'the description in each language the game file gives ({"fr": ..., "en": ...}, read with manette.text_in); null when it gives one text: description';
 
 -- Policies
 create policy "Articles are visible to requests of their game" on manette.shop_articles

@@ -56,11 +56,11 @@ select is(pg_temp.listed('sk_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'), ar
   'active articles in their window, by ordre then nom (alphabetical: Arc, Épée, zen)');
 select is(api.shop_articles('{"key": "sk_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}')#>'{data,2}',
   jsonb_build_object('id', current_setting('test.epee_id'), 'code', 'epee', 'nom', 'Épée', 'description', 'Tranchante',
-    'prix', 100, 'devise', 'or', 'image_url', 'https://cdn.test/epee.png', 'metadonnees', jsonb_build_object('degats', 12),
+    'prix', 100, 'devise', 'or', 'devise_nom', null, 'image_url', 'https://cdn.test/epee.png', 'metadonnees', jsonb_build_object('degats', 12),
     'contenu', 'null'::jsonb, 'achetable', false),   -- contenu, achetable: the economy (91_economy)
   'an article carries id, code, nom, description, prix, devise, image_url, metadonnees');
 select is((api.shop_articles('{"key": "sk_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}')#>'{data,0}') - 'id',
-  '{"code": "bouclier", "nom": "Bouclier", "description": null, "prix": 9.99, "devise": "gemmes", "image_url": null, "metadonnees": {}, "contenu": null, "achetable": false}',
+  '{"code": "bouclier", "nom": "Bouclier", "description": null, "prix": 9.99, "devise": "gemmes", "devise_nom": null, "image_url": null, "metadonnees": {}, "contenu": null, "achetable": false}',
   'optional fields are null, metadonnees defaults to {}, prices keep their decimals');
 select ok(not pg_temp.listed('sk_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA') && array['cache'], 'an inactive article is hidden');
 select ok(not pg_temp.listed('sk_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA') && array['futur'], 'an article before its debut is hidden');
