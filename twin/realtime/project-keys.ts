@@ -78,7 +78,9 @@ export class ProjectKeys {
   constructor(opts: ProjectKeysOptions) {
     this.legacyJwtSecret = opts.legacyJwtSecret;
     this.legacySecretBytes = new TextEncoder().encode(opts.legacyJwtSecret);
-    this.publishableKeys = opts.publishableKeys ?? { default: `sb_publishable_${randomBytes(16).toString('base64url').slice(0, 22)}_${randomBytes(6).toString('hex')}` };
+    // Shaped like the CLI's local one (sb_publishable_ACJWlzQHlZjBrEguHvfOxg_3BJgxAaH,
+    // supabase/cli apps/cli-go/pkg/config/apikeys.go), but a fresh one per project.
+    this.publishableKeys = opts.publishableKeys ?? { default: `sb_publishable_${randomBytes(17).toString('base64url').slice(0, 22)}_${randomBytes(6).toString('base64url')}` };
     this.legacyEnabled = opts.mode === 'legacy';
     this.keys.push(this.entry({ algorithm: 'HS256', status: opts.mode === 'legacy' ? 'in_use' : 'revoked', legacy: true }));
     if (opts.mode === 'new-keys') {
