@@ -23,6 +23,7 @@ import { startManagementApi, type ManagementApi } from '../twin/management-api/s
 import { startLocalRealtime, type LocalRealtime } from '../twin/realtime/server.js';
 import { PLANS } from '../twin/realtime/quotas.js';
 import { ProjectKeys } from '../twin/realtime/project-keys.js';
+import { createRealtimeSigner } from '../api/security/realtime-token.js';
 import { havePgBouncer, PGBOUNCER, startPgBouncer, type RunningPooler } from '../twin/pooler/pgbouncer.js';
 import { edgeRuntimeArgs, edgeRuntimeDeno } from '../twin/edge-runtime.js';
 import { client, emptyDatabase, query, twinAdminUrlOf } from './support/harness.js';
@@ -254,7 +255,14 @@ describe.skipIf(!ready)('docs/deploy.md, "Deploy on Supabase", on a twin of a ho
     expect(got.map((m) => m.event)).toEqual(['action', 'etat']);
     expect(got[1]!.payload).toMatchObject({ id, numero_tour: 2, etat_plateau: { cases: [null, null, null, null, 'X', null, null, null, null] } });
   }, 60_000);
-  it('the legacy anon key no longer opens Realtime on this project: the gateway refuses it', async () => {
+  it('the legacy keys no longer open Realtime on this project: the gateway refuses the anon key, Realtime the legacy secret\'s tokens', async () => {
+    // What the page's earlier version did (MANETTE_REALTIME_JWT_SECRET): tokens of the revoked legacy secret.
+    const legacy = await createRealtimeSigner({ secret: JWT_SECRET });
+    const legacyToken = (await legacy.playerToken({ playerId: 'p', gameId: 'g', notAfter: Math.floor(Date.now() / 1000) + 600 })).token;
+    const rtLegacy = realtimeClient(played!.config);
+    await rtLegacy.setAuth(legacyToken);
+    await expect(joinTopic(rtLegacy, `${played!.config.channel_prefix}${played!.match}`, true)).rejects.toThrow('JwtSignatureError: Failed to validate JWT signature');
+    rtLegacy.disconnect();
     const rt = realtimeClient({ url: realtime.url, key: anonKey });
     await rt.setAuth(played!.config.token);
     await expect(joinTopic(rt, `${played!.config.channel_prefix}${played!.match}`, true)).rejects.toThrow();
