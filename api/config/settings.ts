@@ -35,13 +35,20 @@ const Env = z.object({
   MANETTE_PUBLIC_URL: z.string().url().optional(),
   MANETTE_RATE_LIMIT_RPS: z.coerce.number().int().min(1).default(50),
   MANETTE_RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(100),
-  // Realtime: with a Supabase project, its Realtime URL and anon key; otherwise the local stand-in.
+  // Realtime: with a Supabase project, its Realtime URL and the key games open it with, the
+  // project's publishable key (sb_publishable_…; the legacy anon key only on a project that
+  // still has legacy API keys). In the Edge Function both default to the project's
+  // (SUPABASE_URL, SUPABASE_PUBLISHABLE_KEYS: api/config/supabase-keys.ts). Otherwise the local stand-in.
   MANETTE_REALTIME_URL: z.string().url().optional(),
   MANETTE_REALTIME_KEY: z.string().optional(),
+  // Edge Function: which key of SUPABASE_PUBLISHABLE_KEYS is the realtime key (default `default`).
+  MANETTE_REALTIME_KEY_NAME: z.string().min(1).optional(),
   MANETTE_REALTIME_PORT: z.coerce.number().int().min(0).max(65535).default(54330),
   // What signs players' realtime tokens (docs/matches.md), exactly one with a Supabase
-  // project: the project's JWT secret (HS256), or a private JWK (JSON, with its kid) of a
-  // signing key imported into the project. Locally: a secret kept in the data folder.
+  // project: a private JWK (JSON, with its kid) of a signing key imported into the project
+  // and rotated in (docs/deploy.md, "Players' realtime tokens"), or the project's legacy JWT
+  // secret (HS256; refused by the project once that secret is revoked). Locally: a secret
+  // kept in the data folder.
   MANETTE_REALTIME_JWT_SECRET: z.string().min(32).optional(),
   MANETTE_REALTIME_JWT_PRIVATE_KEY: z.string().optional(),
   // Lifetime of a player's realtime token (never after its session's end).

@@ -14,17 +14,21 @@ import { createPool, verifyApiIdentityAtStart } from '../db/pool.js';
 import { buildFacade, supabaseRealtime } from '../app-factory.js';
 import { messageFor } from '../http/messages.js';
 import { hashOnCallingThread } from '../security/argon2.js';
+import { realtimeKeyFromSupabaseEnv } from '../config/supabase-keys.js';
 
 const FUNCTION_PATH = '/manette';
 
 const env: Record<string, string | undefined> = { ...process.env };
 const port = Number(env.PORT ?? 8000);
 const supabaseUrl = env.SUPABASE_URL;
+// Realtime's key, given to games: the project's publishable key (SUPABASE_PUBLISHABLE_KEYS),
+// the legacy anon key only without one (api/config/supabase-keys.ts, docs/deploy.md).
+const realtimeKey = realtimeKeyFromSupabaseEnv(env);
 if (supabaseUrl) {
   // On a Supabase project: its public URL and Realtime, unless set explicitly.
   env.MANETTE_PUBLIC_URL ??= `${supabaseUrl.replace(/\/$/, '')}/functions/v1/manette`;
   env.MANETTE_REALTIME_URL ??= `${supabaseUrl.replace(/^http/, 'ws').replace(/\/$/, '')}/realtime/v1`;
-  env.MANETTE_REALTIME_KEY ??= env.SUPABASE_ANON_KEY;
+  if (realtimeKey) env.MANETTE_REALTIME_KEY = realtimeKey.key;
 } else {
   // `npm run edge`: avatar URLs must carry the function's prefix.
   env.MANETTE_PUBLIC_URL ??= `http://localhost:${port}${FUNCTION_PATH}`;
@@ -37,6 +41,12 @@ if (!settings.MANETTE_REALTIME_URL) throw new Error('MANETTE_REALTIME_URL is not
 
 // Supabase keeps what the function writes to the console: one JSON line per log entry.
 const logger = pino({ level: settings.LOG_LEVEL }, { write: (line: string) => console.log(line.replace(/\n$/, '')) });
+if (supabaseUrl && realtimeKey?.source === 'SUPABASE_ANON_KEY (legacy)') {
+  logger.warn('the realtime key given to games is the legacy anon key (SUPABASE_ANON_KEY): the project gave no publishable key '
+    + '(SUPABASE_PUBLISHABLE_KEYS); games lose Realtime when the project disables its legacy API keys (docs/deploy.md)');
+} else if (supabaseUrl && !realtimeKey) {
+  logger.warn('no realtime key: neither SUPABASE_PUBLISHABLE_KEYS nor MANETTE_REALTIME_KEY is set (docs/deploy.md)');
+}
 // The runtime starts no thread (and the bundle carries no worker module): argon2id runs on
 // this thread, one hash at a time (docs/deploy.md, "Passwords").
 hashOnCallingThread();

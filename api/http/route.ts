@@ -16,7 +16,7 @@ export interface Deps {
   pool: Pool;
   settings: Settings;
   verifyGoogleIdToken: (idToken: string) => Promise<GoogleIdentity | null>;
-  /** Supabase Realtime's URL and anon key; or, for the local stand-in, its port (the URL
+  /** Supabase Realtime's URL and key (the project's publishable key, or its legacy anon key); or, for the local stand-in, its port (the URL
    *  then uses the host the game reached the API on) and an empty key (games use their API
    *  key). `signer` makes players' realtime tokens. */
   realtime: { url: string; key: string; localPort?: number; signer: RealtimeSigner };

@@ -97,7 +97,10 @@ export async function createRealtimeSigner(key: RealtimeSigningKey, ttlSeconds =
     // Signed once and checked with the public part, so a key that cannot sign (RSA under
     // 2048 bits, private and public members that disagree) is refused now.
     try {
-      signingKey = (await importJWK({ ...key.privateJwk, alg }, alg)) as CryptoKey;
+      // Without its key_ops: `supabase gen signing-key` writes ["sign", "verify"], and Web
+      // Crypto refuses "verify" as a usage of a private EC or RSA key ("Invalid key usage").
+      const { key_ops: _ops, ...privateJwk } = key.privateJwk;
+      signingKey = (await importJWK({ ...privateJwk, alg }, alg)) as CryptoKey;
       const probe = await new SignJWT({}).setProtectedHeader(header).sign(signingKey);
       await compactVerify(probe, await importJWK(publicJwk({ ...key.privateJwk, alg }), alg));
     } catch (err) {

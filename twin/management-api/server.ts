@@ -19,12 +19,20 @@
 // total at most 5 MB (what server-side bundling accepts; Supabase's "Bundle size issues"
 // guide); the function is bundled from its entrypoint out of the uploaded files alone
 // (./bundler.ts), and a deploy whose graph does not resolve fails.
+//
+// With a project's keys (../realtime/project-keys.ts), the API keys and JWT signing keys
+// endpoints too, as the CLI's generated client has them (supabase/cli
+// apps/cli-go/pkg/api/client.gen.go, types.gen.go): GET/POST
+// /v1/projects/{ref}/config/auth/signing-keys (create: {algorithm, private_jwk?, status?},
+// 201), GET/PATCH .../signing-keys/{id} ({status}), GET /v1/projects/{ref}/api-keys
+// (?reveal=true), GET/PUT /v1/projects/{ref}/api-keys/legacy (?enabled=true|false).
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { bundleProblem, type UploadedFile } from './bundler.js';
+import { KeyStateError, type ProjectKeys, type SigningKey, type SigningKeyStatus } from '../realtime/project-keys.js';
 
 /** What server-side bundling accepts: 5 MB of uploaded files (decimal megabytes, the stricter reading). */
 export const MAX_UPLOAD_BYTES = 5_000_000;
@@ -57,6 +65,8 @@ export interface ManagementApi {
   readonly refusals: { slug: string; status: number; message: string }[];
   /** The project's Edge Function secrets (`supabase secrets set`): what a deployed function finds in its environment. */
   readonly secrets: Map<string, string>;
+  /** The project's API keys and JWT signing keys, when given. */
+  readonly project?: ProjectKeys;
   /** The environment that points the real CLI here (a profile file written in `dir`). */
   cliEnvironment(dir: string): Promise<Record<string, string>>;
   close(): Promise<void>;
@@ -66,6 +76,8 @@ export interface ManagementApiOptions {
   port?: number;
   host?: string;
   maxUploadBytes?: number;
+  /** The project's API keys and signing keys, served by the keys endpoints (none without). */
+  project?: ProjectKeys;
 }
 
 export async function startManagementApi(opts: ManagementApiOptions = {}): Promise<ManagementApi> {
@@ -171,6 +183,10 @@ export async function startManagementApi(opts: ManagementApiOptions = {}): Promi
     if (req.method === 'GET' && rest === '/secrets') {
       return send(res, 200, [...secrets].map(([name, value]) => ({ name, value: createHash('sha256').update(value).digest('hex') })));
     }
+    if (opts.project && (rest.startsWith('/config/auth/signing-keys') || rest.startsWith('/api-keys'))) {
+      keysEndpoint(opts.project, req, res, rest, url.searchParams).catch((err: Error) => send(res, 500, { message: err.message }));
+      return;
+    }
     if (req.method === 'POST' && rest === '/functions/deploy') {
       deploy(req, res, url.searchParams).catch((err: Error) => send(res, 500, { message: err.message }));
       return;
@@ -182,7 +198,7 @@ export async function startManagementApi(opts: ManagementApiOptions = {}): Promi
   const url = `http://${opts.host ?? '127.0.0.1'}:${port}`;
 
   return {
-    url, projectRef, accessToken, refusals, secrets,
+    url, projectRef, accessToken, refusals, secrets, project: opts.project,
     deployment: (slug) => deployments.get(slug),
     async cliEnvironment(dir) {
       await mkdir(dir, { recursive: true });
@@ -202,6 +218,68 @@ export async function startManagementApi(opts: ManagementApiOptions = {}): Promi
       server.close(() => resolve());
     }),
   };
+}
+
+const signingKeyJson = (k: SigningKey) => ({
+  id: k.id, algorithm: k.algorithm, status: k.status, public_jwk: k.publicJwk ?? null,
+  created_at: k.createdAt, updated_at: k.updatedAt,
+});
+const STATUSES: SigningKeyStatus[] = ['standby', 'in_use', 'previously_used', 'revoked'];
+
+/** The API keys and JWT signing keys endpoints over a project's keys. */
+async function keysEndpoint(project: ProjectKeys, req: IncomingMessage, res: ServerResponse, rest: string, query: URLSearchParams): Promise<void> {
+  const json = async (): Promise<Record<string, unknown> | undefined> => {
+    try {
+      const v = JSON.parse((await readBody(req, 100_000))?.toString('utf8') ?? '') as unknown;
+      return typeof v === 'object' && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const attempt = (status: number, fn: () => unknown) => {
+    try {
+      send(res, status, fn());
+    } catch (err) {
+      if (err instanceof KeyStateError) return send(res, err.status, { message: err.message });
+      throw err;
+    }
+  };
+  if (rest === '/config/auth/signing-keys' && req.method === 'GET') return send(res, 200, { keys: project.list().map(signingKeyJson) });
+  if (rest === '/config/auth/signing-keys' && req.method === 'POST') {
+    const body = await json();
+    if (!body || typeof body.algorithm !== 'string') return send(res, 400, { message: 'algorithm is required' });
+    if (typeof body.private_jwk !== 'object' || body.private_jwk === null) {
+      return send(res, 400, { message: 'the twin creates signing keys only from an imported private_jwk (Supabase-generated keys have no private part here)' });
+    }
+    const status = body.status ?? 'standby';
+    if (status !== 'standby' && status !== 'in_use') return send(res, 400, { message: 'status must be standby or in_use' });
+    return attempt(201, () => signingKeyJson(project.importKey(body.algorithm as string, body.private_jwk as import('jose').JWK, status)));
+  }
+  if (rest === '/config/auth/signing-keys/legacy' && req.method === 'GET') return send(res, 200, signingKeyJson(project.legacyKey()));
+  const one = /^\/config\/auth\/signing-keys\/([^/]+)$/.exec(rest);
+  if (one && req.method === 'GET') {
+    const k = project.get(one[1]!);
+    return k ? send(res, 200, signingKeyJson(k)) : send(res, 404, { message: 'Signing key not found' });
+  }
+  if (one && req.method === 'PATCH') {
+    const body = await json();
+    if (!body || !STATUSES.includes(body.status as SigningKeyStatus)) return send(res, 400, { message: `status must be one of ${STATUSES.join(', ')}` });
+    return attempt(200, () => signingKeyJson(project.setStatus(one[1]!, body.status as SigningKeyStatus)));
+  }
+  if (rest === '/api-keys' && req.method === 'GET') {
+    const reveal = query.get('reveal') === 'true';
+    const keys: Record<string, unknown>[] = Object.entries(project.publishableKeys).map(([name, key]) => ({
+      name, type: 'publishable', prefix: key.slice(0, 'sb_publishable_'.length + 4), api_key: reveal ? key : `${key.slice(0, 'sb_publishable_'.length + 4)}...`,
+    }));
+    return send(res, 200, keys);
+  }
+  if (rest === '/api-keys/legacy' && req.method === 'GET') return send(res, 200, { enabled: project.legacyApiKeysEnabled });
+  if (rest === '/api-keys/legacy' && req.method === 'PUT') {
+    const enabled = query.get('enabled');
+    if (enabled !== 'true' && enabled !== 'false') return send(res, 400, { message: 'enabled=true or enabled=false is required' });
+    return attempt(200, () => { project.setLegacyApiKeys(enabled === 'true'); return { enabled: project.legacyApiKeysEnabled }; });
+  }
+  send(res, 404, { message: 'Not found' });
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

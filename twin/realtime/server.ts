@@ -14,6 +14,7 @@ import { createAuthorizer } from './authorization.js';
 import { Hub } from './hub.js';
 import { listen } from '../../api/http/node-server.js';
 import { authorizeToken, handshakeError, looksLikeJwt, type TenantJwk, type TenantKeys } from './jwt.js';
+import type { ProjectKeys } from './project-keys.js';
 import type { Log } from './log.js';
 import { negotiateVsn, type Vsn } from './protocol.js';
 import { PLANS, payloadLimitBytes, quotasFrom, type QuotaSettings, type Quotas } from './quotas.js';
@@ -34,7 +35,7 @@ export interface LocalRealtimeOptions {
    * verifies the tokens of channel joins and access_token messages, a socket apikey that
    * is a JWT, and the service_role token the HTTP broadcast endpoint requires.
    */
-  jwtSecret: string;
+  jwtSecret?: string;
   /**
    * The tenant's `jwt_jwks` ({keys: [JWK, ...]}): on a hosted project, the public parts of
    * its JWT signing keys. A token with a `kid` and an RS*, ES* or EdDSA alg is verified by
@@ -46,6 +47,14 @@ export interface LocalRealtimeOptions {
    * verified with jwtSecret (those are always accepted). Default: any non-empty key.
    */
   authorize?: (apikey: string | undefined) => boolean | Promise<boolean>;
+  /**
+   * A project's API keys and JWT signing keys with their states (./project-keys.ts), in
+   * place of jwtSecret, jwtJwks and authorize: tokens are verified with the keys the
+   * project trusts at that moment (current and previously used; not standby, not revoked),
+   * and a socket's apikey goes through the project's gateway (its publishable key; a
+   * legacy JWT key only while legacy API keys are enabled).
+   */
+  project?: ProjectKeys;
   /** The project's quotas. Default: the Free plan's. */
   quotas?: Quotas;
   /** Which public joins get the private-only error. Default `manette` (Manette's topics). */
@@ -79,8 +88,9 @@ const defaultLog: Log = (level, msg, extra) => {
 export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<LocalRealtime> {
   const log = opts.log ?? defaultLog;
   const host = opts.host ?? '127.0.0.1';
-  if (typeof opts.jwtSecret !== 'string' || opts.jwtSecret === '') throw new Error('startLocalRealtime: jwtSecret is required');
-  const jwtKeys: TenantKeys = { secret: new TextEncoder().encode(opts.jwtSecret), jwks: opts.jwtJwks };
+  const project = opts.project;
+  if (!project && (typeof opts.jwtSecret !== 'string' || opts.jwtSecret === '')) throw new Error('startLocalRealtime: jwtSecret (or project) is required');
+  const jwtKeys: TenantKeys = project ? project.realtimeKeys() : { secret: new TextEncoder().encode(opts.jwtSecret!), jwks: opts.jwtJwks };
   const quotas = opts.quotas ?? PLANS.free;
   const authorizer = createAuthorizer({ databaseUrl: opts.databaseUrl, log });
   const hub = new Hub({ log, jwtKeys, authorizer, quotas, privateOnly: opts.privateOnly ?? 'manette' });
@@ -112,7 +122,14 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
    */
   const socketAuth = async (apikey: string | undefined): Promise<{ ok: true; tenantToken?: string } | { ok: false; error: string }> => {
     if (!apikey) return { ok: false, error: 'API key is missing' };
+    if (project) {
+      // The project's gateway first: a publishable key, or a legacy JWT key while enabled.
+      const gate = project.gateway(apikey);
+      if ('refuse' in gate) return { ok: false, error: gate.refuse };
+      if (gate.pass === 'publishable') return { ok: true };
+    }
     const jwt = looksLikeJwt(apikey) ? await authorizeToken(apikey, jwtKeys) : undefined;
+    if (project) return jwt?.ok ? { ok: true, tenantToken: apikey } : { ok: false, error: jwt && !jwt.ok ? handshakeError(jwt.error) : 'Invalid API key' };
     if (jwt?.ok) return { ok: true, tenantToken: apikey };
     if (await authorized(apikey)) return { ok: true };
     return { ok: false, error: jwt && !jwt.ok ? handshakeError(jwt.error) : 'Invalid API key' };
