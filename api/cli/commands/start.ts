@@ -5,11 +5,9 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { createLogger } from '../../logger.js';
-import { reportEmbeddedPostgresTo } from '../../../twin/postgres/embedded.js';
 import { claimInstance } from '../../../twin/instance.js';
 import { portInUse } from '../../../twin/net.js';
-import { startMailCatcher, type CaughtMail, type MailCatcher } from '../../../twin/mail/catcher.js';
-import { startService } from '../../server.js';
+import type { CaughtMail, MailCatcher } from '../../../twin/mail/catcher.js';
 import { say } from '../locale.js';
 import { errorText, type CommandContext } from '../output.js';
 
@@ -53,6 +51,11 @@ export function registerStart(program: Command, ctx: CommandContext): void {
         }, lang, { list: busy.map((b) => `${b.port} (${b.name})`).join(', ') }));
         process.exit(1);
       }
+      // What serving needs (the API, Express, the twin): loaded here, so that the other
+      // commands start without it.
+      const [{ reportEmbeddedPostgresTo }, { startMailCatcher }, { startService }] = await Promise.all([
+        import('../../../twin/postgres/embedded.js'), import('../../../twin/mail/catcher.js'), import('../../server.js'),
+      ]);
       // The embedded Postgres' supervisor reports crashes and restarts through our logger.
       reportEmbeddedPostgresTo(logger);
       let service;
