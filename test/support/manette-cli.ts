@@ -12,7 +12,7 @@ export interface CliRun { code: number; stdout: string; stderr: string }
 
 /**
  * What a test allows each `manette` command it runs. The command is the compiled JavaScript
- * (global-setup.ts builds it once): about 0.4 s of CPU to start, plus its connection and a
+ * (global-setup.ts builds it once): about 0.3 s of CPU to start, plus its connection and a
  * few queries (docs/performance.md, "The command's start"). `npm test` runs on 2 cores with
  * two test files at once, their API servers and Postgres: at a load average of 8 a process
  * gets a quarter of a core, so about 2 s a command; 5 s leaves room for a busier moment.
