@@ -21,6 +21,11 @@ export function registerStart(program: Command, ctx: CommandContext): void {
       ? 'applique aussi les migrations plus anciennes que la dernière appliquée (comme supabase db push --include-all)'
       : 'also apply migrations older than the latest applied one (as supabase db push --include-all)')
     .action(async (opts: { includeAll?: boolean }) => {
+      // What serving needs (the API, Express, the twin): loaded here, so that the other
+      // commands start without it.
+      const [{ reportEmbeddedPostgresTo }, { startMailCatcher }, { startService }] = await Promise.all([
+        import('../../../twin/postgres/embedded.js'), import('../../../twin/mail/catcher.js'), import('../../server.js'),
+      ]);
       let settings = ctx.settings();
       // Request lines would scroll the banner away in a terminal: there they go to a file.
       const requestLog = settings.MANETTE_REQUEST_LOG === 'stdout' ? undefined
@@ -51,11 +56,6 @@ export function registerStart(program: Command, ctx: CommandContext): void {
         }, lang, { list: busy.map((b) => `${b.port} (${b.name})`).join(', ') }));
         process.exit(1);
       }
-      // What serving needs (the API, Express, the twin): loaded here, so that the other
-      // commands start without it.
-      const [{ reportEmbeddedPostgresTo }, { startMailCatcher }, { startService }] = await Promise.all([
-        import('../../../twin/postgres/embedded.js'), import('../../../twin/mail/catcher.js'), import('../../server.js'),
-      ]);
       // The embedded Postgres' supervisor reports crashes and restarts through our logger.
       reportEmbeddedPostgresTo(logger);
       let service;
