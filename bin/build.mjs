@@ -1,6 +1,7 @@
 // The `manette` command compiled to JavaScript, in dist/ (git-ignored): what bin/manette.js,
 // bin/manette-worker.js and bin/run-ts.js run when it is there and current, instead of the
-// TypeScript through tsx (whose start costs about a second and a half of CPU per process).
+// TypeScript through tsx, which costs every process its loader and a transform of each module
+// (docs/performance.md, "The command's start").
 // `node bin/build.mjs [--force]`; run by prepack, so the npm package ships it, and by the
 // test run's global setup. Skips the work when dist is current. Needs only esbuild (a
 // dependency). Why it is made this way: docs/architecture.md, "How the package runs".
@@ -20,7 +21,7 @@
 // - An import of a file that is not compiled (console/build.mjs) points at that file;
 //   packages stay imports (node_modules beside the package).
 // - Current: dist/build.json lists the sources compiled and when; the build is used when
-//   no one of them (nor this file, nor tsconfig.json) changed since. In an installed
+//   none of them (nor this file, nor tsconfig.json) changed since. In an installed
 //   package (no package-lock.json: npm pack leaves it out) it is used as shipped.
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
