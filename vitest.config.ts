@@ -5,6 +5,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
+    // A test's own work (requests, queries: 30 s at worst under load) and up to six `manette`
+    // commands, 5 s each (test/support/manette-cli.ts); a test that runs more says so with
+    // cliTimeout(n), as the ones that start servers or browsers give their own.
     testTimeout: 60_000,
     hookTimeout: 180_000,
     // Two cores: more workers only contend for them.

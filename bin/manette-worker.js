@@ -1,7 +1,8 @@
-// An API worker of `manette start` (forked by api/workers.ts with node:cluster), run
-// through tsx like bin/manette.js.
-import { register } from 'tsx/esm/api';
+// An API worker of `manette start` (forked by api/workers.ts with node:cluster): compiled
+// or through tsx, as bin/manette.js decides.
+import { compiledUrl } from './build.mjs';
 
-register();
-const { runWorker } = await import('../api/workers.ts');
+const compiled = compiledUrl('api/workers.ts');
+if (!compiled) (await import('tsx/esm/api')).register();
+const { runWorker } = await import(compiled ?? '../api/workers.ts');
 await runWorker();

@@ -7,7 +7,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestApp, type TestApp } from './support/harness.js';
-import { runManette, runManetteJson } from './support/manette-cli.js';
+import { runManette, runManetteJson, cliTimeout } from './support/manette-cli.js';
 
 const FR = 'fr_FR.UTF-8';
 const EN = 'en_US.UTF-8';
@@ -200,7 +200,7 @@ describe('manette import', () => {
     expect(tooBig).toMatchObject({ code: 1, stderr: `${huge}: file larger than 50 MB; split it into several imports\n` });
     expect(emptyJson.body).toMatchObject({ ok: false, error: 'invalid_input', message: expect.stringMatching(/: empty file$/) });
     expect(await count('notes')).toBe(4);
-  });
+  }, cliTimeout(15));
 });
 
 describe('manette keys', () => {
@@ -273,7 +273,7 @@ describe('manette keys', () => {
       .toEqual({ ok: true, data: { jeu: 'adm-keys', cle: first, revoquee_le: json.body.data.cles[0].revoquee_le, deja_revoquee: true, actives: 1 } });
     // And the new one is now the last active key.
     expect((await cliJson(['keys', 'revoke', 'adm-keys', second])).body.error).toBe('last_active_key');
-  });
+  }, cliTimeout(9));
 
   it('two revokes at once of a game\'s two keys: the second waits for the first, then is refused; one key is left', async () => {
     await app.applyGame({ jeu: 'adm-race', nom: 'Race' });

@@ -8,7 +8,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveGoogleKeys, type GoogleKeys } from './support/google-keys.js';
 import { client, minimalGame, startTestApp, type Reply, type TestApp } from './support/harness.js';
-import { runManette, runManetteJson } from './support/manette-cli.js';
+import { runManette, runManetteJson, cliTimeout } from './support/manette-cli.js';
 import { banEnd } from '../api/cli/commands/players.js';
 
 const FR = 'fr_FR.UTF-8';
@@ -202,7 +202,7 @@ describe('manette players ban / unban', () => {
     expect(await suspension('Dee')).toEqual({ suspendu: false, suspended_until: null, suspension_reason: null });
     expect(await audits()).toBe(before);
     expect((await login('dee')).status).toBe(200);
-  });
+  }, cliTimeout(9));
 
   it('--jusqu-a reads ISO 8601 dates and date-times (the CLI’s own parser, every case)', () => {
     const now = new Date('2026-11-30T12:00:00Z');

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './support/net.js';
 import { freshDatabase } from './support/harness.js';
 import { packedManette } from './support/pack.js';
+import { cliTimeout } from './support/manette-cli.js';
 
 const execFileP = promisify(execFile);
 const REPO = path.resolve(import.meta.dirname, '..');
@@ -100,7 +101,7 @@ describe('one language per output', () => {
       // And each output is really in its language (the check above is not vacuous).
       const own = name === 'English' ? ENGLISH : FRENCH;
       expect(outputs.filter(({ out }) => !own.test(prose(out))).map(({ args }) => args.join(' '))).toEqual([]);
-    }, 240_000);
+    }, cliTimeout(CASES.length));
   }
 
   it('commander\'s own words follow the locale: titles, usage, argument names, parse errors', async () => {

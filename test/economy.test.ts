@@ -4,7 +4,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestApp, type Reply, type TestApp } from './support/harness.js';
-import { runManetteJson } from './support/manette-cli.js';
+import { runManetteJson, cliTimeout } from './support/manette-cli.js';
 import { parseGameConfig } from '../api/config/game-config.js';
 
 let app: TestApp;
@@ -304,7 +304,7 @@ describe('manette economy grant|revoke', () => {
     expect(await balance(p, 'gemmes')).toBe(7);
     expect(await sql("select reason, ref from manette.ledger where player_id = $1 and code = 'gemmes' order by id", [p.id]))
       .toEqual([{ reason: 'support', ref: { raison: 'geste commercial' } }, { reason: 'support', ref: { raison: 'erreur' } }]);
-  });
+  }, cliTimeout(8));
 });
 
 describe('the game file', () => {

@@ -4,8 +4,9 @@
 // the tarball holds the files `package.json` ships, which is all Manette runs from, so a
 // file needed at run time but left out of the package fails here. A clone has what the
 // tarball lacks and `npm ci` needs, package-lock.json, and lacks what prepack added to the
-// tarball, sdk/dist (git-ignored): this test does the same, so `npm start` builds the SDK
-// without the dev dependencies, as on a host.
+// tarball, sdk/dist and the compiled command in dist/ (git-ignored): this test does the
+// same, so `npm start` builds the SDK without the dev dependencies and the commands run
+// their TypeScript through tsx, as on a host.
 import { execFile, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -33,6 +34,7 @@ beforeAll(async () => {
   await run('tar', ['xzf', tarball, '--strip-components=1', '-C', host]);
   await copyFile(path.join(REPO, 'package-lock.json'), path.join(host, 'package-lock.json'));
   await rm(path.join(host, 'sdk', 'dist'), { recursive: true, force: true });
+  await rm(path.join(host, 'dist'), { recursive: true, force: true });
 
   // A Supabase project's database (the twin's), before Manette's migrations; its URL logs
   // in as `postgres`, as the docs' does.

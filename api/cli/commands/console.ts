@@ -5,11 +5,8 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { createRealtimeSigner } from '../../security/realtime-token.js';
-import { supabaseSigningKey } from '../../app-factory.js';
-import { DEMO_GAME_FILE } from '../../server.js';
 import { localRealtimeSigning } from '../../../twin/realtime/project-secret.js';
 import { runningInstance } from '../../../twin/instance.js';
-import { startConsole } from '../../../console/server/start.js';
 import { buildConsole } from '../../../console/build.mjs';
 import type { ConsoleDeps } from '../../../console/server/route.js';
 import type { Settings } from '../../config/settings.js';
@@ -22,6 +19,7 @@ export const CONSOLE_PORT = 54331;
 /** Realtime for the live pages: the project's (MANETTE_REALTIME_URL) or the running `manette start`'s stand-in. */
 async function consoleRealtime(settings: Settings): Promise<ConsoleDeps['realtime']> {
   if (settings.MANETTE_REALTIME_URL) {
+    const { supabaseSigningKey } = await import('../../app-factory.js');
     const signer = await createRealtimeSigner(supabaseSigningKey(settings), settings.MANETTE_REALTIME_TOKEN_TTL_S);
     return { url: settings.MANETTE_REALTIME_URL, key: settings.MANETTE_REALTIME_KEY ?? '', signer };
   }
@@ -50,6 +48,8 @@ export function registerConsole(program: Command, ctx: CommandContext): void {
         if (!Number.isInteger(port) || port < 0 || port > 65535) {
           throw new Error(say({ fr: 'port invalide : {p}', en: 'invalid port: {p}' }, ctx.lang, { p: opts.port ?? '' }));
         }
+        // The console's server and what it serves: loaded here, so that the other commands start without it.
+        const [{ DEMO_GAME_FILE }, { startConsole }] = await Promise.all([import('../../server.js'), import('../../../console/server/start.js')]);
         const gameFile = opts.jeu ? path.resolve(opts.jeu) : ctx.project.gameFile ?? (ctx.project.studio ? undefined : DEMO_GAME_FILE);
         await buildConsole({ quiet: true });
         await withDatabase(settings, ctx.project, ctx.lang, { migrateDatabaseUrl: false }, async (databaseUrl) => {

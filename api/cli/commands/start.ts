@@ -5,11 +5,9 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { createLogger } from '../../logger.js';
-import { reportEmbeddedPostgresTo } from '../../../twin/postgres/embedded.js';
 import { claimInstance } from '../../../twin/instance.js';
 import { portInUse } from '../../../twin/net.js';
-import { startMailCatcher, type CaughtMail, type MailCatcher } from '../../../twin/mail/catcher.js';
-import { startService } from '../../server.js';
+import type { CaughtMail, MailCatcher } from '../../../twin/mail/catcher.js';
 import { say } from '../locale.js';
 import { errorText, type CommandContext } from '../output.js';
 
@@ -23,6 +21,11 @@ export function registerStart(program: Command, ctx: CommandContext): void {
       ? 'applique aussi les migrations plus anciennes que la dernière appliquée (comme supabase db push --include-all)'
       : 'also apply migrations older than the latest applied one (as supabase db push --include-all)')
     .action(async (opts: { includeAll?: boolean }) => {
+      // What serving needs (the API, Express, the twin): loaded here, so that the other
+      // commands start without it.
+      const [{ reportEmbeddedPostgresTo }, { startMailCatcher }, { startService }] = await Promise.all([
+        import('../../../twin/postgres/embedded.js'), import('../../../twin/mail/catcher.js'), import('../../server.js'),
+      ]);
       let settings = ctx.settings();
       // Request lines would scroll the banner away in a terminal: there they go to a file.
       const requestLog = settings.MANETTE_REQUEST_LOG === 'stdout' ? undefined
