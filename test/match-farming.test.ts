@@ -35,8 +35,8 @@ const GAME = {
     // Without the key: every match counts, as before.
     sans: { equipes: 2, joueurs_par_equipe: 1, regles: 'morpion', ...COUNTING },
     // Turn timers: an expired turn is the server's action, never counted.
-    passe: { equipes: 2, joueurs_par_equipe: 1, regles: 'morpion', ...COUNTING, actions_min: 2, delai_tour_s: 60, sur_delai: 'passe' },
-    abandon: { equipes: 2, joueurs_par_equipe: 1, regles: 'morpion', ...COUNTING, actions_min: 2, delai_tour_s: 60, sur_delai: 'abandon' },
+    passe: { equipes: 2, joueurs_par_equipe: 1, regles: 'morpion', ...COUNTING, actions_min: 2, delai_tour_s: 600, sur_delai: 'passe' },
+    abandon: { equipes: 2, joueurs_par_equipe: 1, regles: 'morpion', ...COUNTING, actions_min: 2, delai_tour_s: 600, sur_delai: 'abandon' },
   },
 };
 
@@ -94,22 +94,22 @@ describe('a match below its mode\'s actions_min', () => {
     expect(h.body.etat_initial.comptee).toBeNull();
   });
 
-  it('one action then a resign (1 < 2): nothing; the history and the SDK replay agree with the server', async () => {
+  it('one action then a resign (1 < 2): nothing paid, rated or credited', async () => {
     const m = await match('min2');
     const first = await act(m.x, m.id, 'jouer', { case: 4 });
     expect(first.comptee).toBeNull(); // while en_cours
     const end = await act(m.o, m.id, 'abandonner');
     expect(end).toMatchObject({ statut: 'terminee', gagnant_id: m.x.id, comptee: false });
     expect(await outcome(m.x, m.o)).toEqual(NOTHING);
-    // GET /players/me: no rating in the mode.
-    expect((await api.get('/players/me', { token: m.x.token })).body.data.elo.min2).toBeUndefined();
+    // GET /players/me: the mode's starting rating, no match played.
+    expect((await api.get('/players/me', { token: m.x.token })).body.data.elo.min2).toEqual({ valeur: 1500, parties: 0 });
   });
 
   it('an expired turn is the server\'s action: `passe` does not count toward the minimum', async () => {
     const m = await match('passe');
     await act(m.x, m.id, 'jouer', { case: 4 });
-    // O's turn expires (as if 2 minutes had passed): the server passes it, X plays on turn 3.
-    await app.sql(`update manette.matches set updated_at = clock_timestamp() - interval '2 min' where id = $1`, [m.id]);
+    // O's turn expires (as if 15 minutes had passed: one expiry, X's own turn is not due yet): the server passes it, X plays on turn 3.
+    await app.sql(`update manette.matches set updated_at = clock_timestamp() - interval '15 min' where id = $1`, [m.id]);
     expect(await state(m.o, m.id)).toMatchObject({ statut: 'en_cours', tour_joueur: m.x.id, numero_tour: 3 });
     const end = await act(m.x, m.id, 'abandonner');
     expect(end).toMatchObject({ statut: 'terminee', gagnant_id: m.o.id, comptee: false });
@@ -119,7 +119,7 @@ describe('a match below its mode\'s actions_min', () => {
   it('a turn that expires with `abandon` before the minimum: the result stands, nothing paid', async () => {
     const m = await match('abandon');
     await act(m.x, m.id, 'jouer', { case: 4 });
-    await app.sql(`update manette.matches set updated_at = clock_timestamp() - interval '2 min' where id = $1`, [m.id]);
+    await app.sql(`update manette.matches set updated_at = clock_timestamp() - interval '15 min' where id = $1`, [m.id]);
     expect(await state(m.x, m.id)).toMatchObject({ statut: 'terminee', gagnant_id: m.x.id, comptee: false });
     expect(await outcome(m.x, m.o)).toEqual(NOTHING);
   });
