@@ -131,12 +131,17 @@ describe('a match below its mode\'s actions_min', () => {
     await admin.connect();
     try {
       await admin.query('begin; set local role manette_admin');
-      await admin.query('select manette_admin.match_end($1, $2)', [ended.id, ended.x.id]);
       await admin.query('select manette_admin.match_cancel($1)', [cancelled.id]);
       await admin.query('commit');
     } finally {
       await admin.end();
     }
+    // The operator's end, by the CLI: its answer and `match show` say it did not count.
+    const end = await runManette(['match', 'end', 'farming-a', ended.id, '--gagnant', ended.x.id], app.databaseUrl, 'en_US.UTF-8');
+    expect(end.code, end.stderr).toBe(0);
+    expect(end.stdout).toContain('It ended before the mode’s actions_min: no reward, rating change or win.');
+    const show = await runManette(['match', 'show', 'farming-a', ended.id], app.databaseUrl, 'en_US.UTF-8');
+    expect(show.stdout).toMatch(/^counted +: no \(before the mode’s actions_min/m);
     expect(await state(ended.x, ended.id)).toMatchObject({ statut: 'terminee', gagnant_id: ended.x.id, comptee: false });
     expect(await state(cancelled.x, cancelled.id)).toMatchObject({ statut: 'annulee', comptee: false });
     expect(await outcome(ended.x, ended.o, cancelled.x, cancelled.o)).toEqual(NOTHING);
