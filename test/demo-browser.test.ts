@@ -164,6 +164,12 @@ describe.skipIf(!haveBrowser)('web demo in a browser', () => {
     await x.page.getByRole('button', { name: 'Oui, abandonner' }).click();
     await expect.poll(() => turn(o).textContent(), { timeout: 15_000 }).toBe('Tu as gagné !');
     await expect.poll(() => turn(x).textContent(), { timeout: 15_000 }).toBe(`${o.pseudo} a gagné.`);
+    // Resigned before each side had played (the demo's `actions_min: 2`): the result stands,
+    // nothing is paid or rated, and both pages say so instead of a reward.
+    for (const p of [x, o]) {
+      await expect.poll(() => p.page.locator('#reward').textContent(), { timeout: 15_000 })
+        .toBe('Partie trop courte pour compter : ni récompense ni classement.');
+    }
 
     expect(a.errors).toEqual([]);
     expect(b.errors).toEqual([]);

@@ -140,6 +140,11 @@ const Mode = z.strictObject({
   // turn does (`abandon`: the team on turn loses; `passe`: the next seat plays).
   delai_tour_s: z.number().int().min(1).max(86400).optional(),
   sur_delai: z.enum(['abandon', 'passe']).optional(),
+  // Matches that count (docs/matches.md): the actions a match's players must have played
+  // before its end (abandonner and the server's own not counted) for that end to pay
+  // recompenses, move the server's Elo and credit classement_victoires. 0 when absent (every
+  // match counts), kept absent so existing files are stored unchanged.
+  actions_min: z.number().int().min(0).max(10000).optional(),
   // Granted to each participant when a match ends (docs/economy.md, Rewards).
   recompenses: z.strictObject({ victoire: Contents.optional(), defaite: Contents.optional(), nul: Contents.optional() }).optional(),
 }).refine((m) => m.equipes * m.joueurs_par_equipe >= 1 && m.equipes * m.joueurs_par_equipe <= 128,

@@ -468,11 +468,13 @@ export function createClient(options: ClientOptions): ManetteClient {
         async replay(regles) {
           const first = await handle.history({ limit: 500 });
           const actions = [...first.actions];
-          for (let page = first; page.suivant !== null;) {
+          let page = first;
+          while (page.suivant !== null) {
             page = await handle.history({ depuis: page.suivant, limit: 500 });
             actions.push(...page.actions);
           }
-          return { partie_id, actions, etats: replayStates({ etat_initial: first.etat_initial, actions }, regles) };
+          // The last page read says whether the end counted (it is the freshest).
+          return { partie_id, actions, etats: replayStates({ etat_initial: first.etat_initial, actions, comptee: page.comptee }, regles) };
         },
         async act(action, donnees = {}, opts = {}) {
           const body: Record<string, unknown> = { partie_id, action, donnees };

@@ -150,13 +150,17 @@ export function turnDelayMs(etat_initial: Partie): number | null {
  * page: `match(id).replay()` reads them); `regles` is the mode's rule set: a shipped name or
  * the game's own function. Throws when `etat_initial` is null (see docs/matches.md).
  */
-export function replayStates(history: Pick<MatchHistory, 'etat_initial' | 'actions'>, regles: ShippedRules | Rules): Partie[] {
+export function replayStates(history: Pick<MatchHistory, 'etat_initial' | 'actions' | 'comptee'>, regles: ShippedRules | Rules): Partie[] {
   const initial = history.etat_initial;
   if (!initial) throw new Error('replay: this match has no etat_initial (an old match of a game\'s own rule set)');
   const rules = rulesOf(regles);
   const delay = turnDelayMs(initial);
   const states = [initial];
   for (const a of history.actions) states.push(applyAction(states.at(-1)!, a, rules, delay));
+  // `comptee` is not the rules' to say (it depends on the mode's actions_min): the state that
+  // ends the match takes the history's, the ones before it keep the initial null.
+  const last = states.at(-1)!;
+  if (states.length > 1 && 'comptee' in initial && last.statut !== 'en_cours') last.comptee = history.comptee ?? null;
   return states;
 }
 

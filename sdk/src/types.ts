@@ -84,6 +84,12 @@ export interface Partie {
   gagnant_equipe: number | null; code_salon: string; cree_le: string; maj_le: string; termine_le: string | null;
   /** When the turn of `tour_joueur` expires (`maj_le` + the mode's `delai_tour_s`); null without a timer or once over. */
   tour_expire_le: string | null;
+  /**
+   * Whether the match's end counted (paid the mode's `recompenses`, moved the server's Elo,
+   * credited `classement_victoires`): false when it ended before the mode's `actions_min`
+   * actions were played, or was cancelled; null while `en_cours`. Optional: older servers omit it.
+   */
+  comptee?: boolean | null;
 }
 /** One accepted action of GET /match/history: `numero` 1, 2, 3, ... in the order the server accepted them. */
 export interface HistoryAction {
@@ -96,6 +102,8 @@ export interface MatchHistory {
   etat_initial: Partie | null;
   actions: HistoryAction[];
   suivant: number | null;
+  /** The match's `partie.comptee` (null while `en_cours`): a replay gives it to the state that ends the match. */
+  comptee?: boolean | null;
 }
 /** The room's `action` event; `joueur_id` null for an action of the server (`delai_depasse`: a turn expired; `fin_admin`, `annulation_admin`: an operator ended or cancelled the match). */
 export interface MatchActionEvent { joueur_id: string | null; action: string; donnees: Record<string, unknown>; numero_tour: number }

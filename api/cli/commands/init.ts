@@ -29,7 +29,7 @@ export function slugFromName(name: string): string {
 /** The studio's example game: a server-written table, a win leaderboard, the web demo's
  *  morpion mode and a mode played with the example rule function; the login panel's title
  *  shows a text given per language (docs/api.md, Texts per language). */
-function gameFile(jeu: string, nom: string) {
+export function gameFile(jeu: string, nom: string) {
   return {
     jeu,
     nom,
@@ -44,8 +44,10 @@ function gameFile(jeu: string, nom: string) {
     classements: { victoires: { ordre: 'desc', operateur: 'somme' } },
     modes: {
       // A turn timer on both: a player who walks away loses, instead of leaving the match stuck.
-      '1v1': { equipes: 2, joueurs_par_equipe: 1, regles: 'morpion', classement_victoires: 'victoires', delai_tour_s: 30, sur_delai: 'abandon' },
-      nim: { equipes: 2, joueurs_par_equipe: 1, regles: 'jeu.nim', delai_tour_s: 30, sur_delai: 'abandon' },
+      // actions_min: a match counts (credits its win) once each side has played; one resigned
+      // or left at once credits nothing (docs/matches.md, Matches that count).
+      '1v1': { equipes: 2, joueurs_par_equipe: 1, regles: 'morpion', classement_victoires: 'victoires', delai_tour_s: 30, sur_delai: 'abandon', actions_min: 2 },
+      nim: { equipes: 2, joueurs_par_equipe: 1, regles: 'jeu.nim', delai_tour_s: 30, sur_delai: 'abandon', actions_min: 2 },
     },
     // Any text a player reads may be one string, or one per language: the API answers the player's.
     panel: { textes: { connexion_titre: { fr: `Bienvenue dans ${nom}`, en: `Welcome to ${nom}` } } },

@@ -15,6 +15,8 @@ export interface MatchDetail {
   id: string; mode_jeu: string; regles: string; statut: string; tour_joueur: string | null; numero_tour: number;
   etat_plateau: unknown; code_salon: string; gagnant_id: string | null; gagnant_equipe: number | null;
   cree_le: string; maj_le: string; termine_le: string | null;
+  /** false: ended before the mode's actions_min (docs/matches.md, Matches that count): nothing paid, rated or credited. */
+  comptee?: boolean | null;
   participants: { joueur_id: string; pseudo: string; equipe: number; place: number; elo: number | null }[];
   actions: { seq: number; joueur_id: string | null; pseudo: string | null; action: string; donnees: unknown; numero_tour: number; joue_le: string }[];
 }
@@ -97,6 +99,13 @@ function renderStopped(r: MatchStopped, lang: 'fr' | 'en'): string {
       en: 'Match {id} cancelled: no win counted, its players are free to play again.',
     }, lang, { id: p.id });
   }
+  return endText(p, lang) + (p.comptee === false ? say({
+    fr: ' Terminée avant l’actions_min du mode : ni récompense, ni Elo, ni victoire.',
+    en: ' It ended before the mode’s actions_min: no reward, rating change or win.',
+  }, lang) : '');
+}
+
+function endText(p: MatchStopped['partie'], lang: 'fr' | 'en'): string {
   if (p.gagnant_id === null) {
     return say({
       fr: 'Partie {id} terminée : match nul. Ses joueurs sont libres de rejouer.',
@@ -122,6 +131,10 @@ function renderMatch(m: MatchDetail, fr: boolean): string {
     [fr ? 'tour' : 'turn', `${m.numero_tour}${m.tour_joueur !== null ? ` (${pseudo(m.tour_joueur)})` : ''}`],
     [fr ? 'code salon' : 'room code', m.code_salon],
     [fr ? 'gagnant' : 'winner', winner],
+    ...(m.comptee === false
+      ? [[fr ? 'comptée' : 'counted', fr ? 'non (avant l’actions_min du mode : ni récompense, ni Elo, ni victoire)'
+        : 'no (before the mode’s actions_min: no reward, rating change or win)'] as [string, string]]
+      : []),
     [fr ? 'créée le' : 'created', m.cree_le],
     [fr ? 'terminée le' : 'ended', m.termine_le],
     [fr ? 'plateau' : 'board', JSON.stringify(m.etat_plateau)],

@@ -20,6 +20,13 @@ export const Partie = z.object({
   cree_le: z.string(),
   maj_le: z.string(),
   termine_le: z.string().nullable(),
+  comptee: z.boolean().nullable().meta({
+    description: 'Whether the match’s end counted: true when it ended `terminee` with at least the mode’s `actions_min` actions '
+      + 'played before its end (`abandonner` and the server’s own actions not counted), so it paid the mode’s `recompenses`, '
+      + 'moved the server’s Elo and credited `classement_victoires`; false when it ended below that minimum (its result stands, '
+      + 'nothing was paid, rated or credited) and for an `annulee` match; null while `en_cours`, and for a match that ended '
+      + 'before Manette kept it.',
+  }),
   tour_expire_le: z.string().nullable().meta({
     description: 'When the turn of `tour_joueur` expires: `maj_le` + the mode’s `delai_tour_s`, while the match is '
       + '`en_cours` with a player on turn; null in a mode without `delai_tour_s` and once the match is over. At that '
@@ -50,6 +57,10 @@ export const HistoryResult = z.object({
   actions: z.array(HistoryAction).meta({ description: 'In `numero` order.' }),
   suivant: z.number().int().min(1).nullable()
     .meta({ description: 'The `depuis` of the next page; null when no action follows this page (yet, if the match is on).' }),
+  comptee: z.boolean().nullable().meta({
+    description: 'The match’s `partie.comptee` (null while `en_cours`): what a replay gives the state that ends the match '
+      + '(`etat_initial` and the states before the end have it null).',
+  }),
 });
 
 export const LiveResult = z.object({

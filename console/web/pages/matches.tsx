@@ -31,6 +31,8 @@ interface Partie {
   id: string; mode_jeu: string; statut: string; tour_joueur: string | null; numero_tour: number; etat_plateau: unknown;
   participants: Participant[]; gagnant_id: string | null; gagnant_equipe: number | null; code_salon: string;
   cree_le: string; maj_le: string; termine_le: string | null; tour_expire_le?: string | null;
+  /** false: ended before the mode's actions_min (docs/matches.md, Matches that count): nothing paid, rated or credited. */
+  comptee?: boolean | null;
 }
 interface HistoryRow { seq: number; joueur_id: string | null; pseudo: string | null; action: string; donnees: unknown; numero_tour: number; joue_le: string }
 interface MatchDetail extends Partie { regles: string; actions: HistoryRow[] }
@@ -366,6 +368,11 @@ function MatchDetailView({ jeu, id, session }: { jeu: string; id: string; sessio
               {m.statut === 'en_cours'
                 ? <><dt>{t({ en: 'To play', fr: 'À jouer' })}</dt><dd>{pseudoOf(m.participants, m.tour_joueur) ?? '—'} <Countdown iso={m.tour_expire_le} /></dd></>
                 : <><dt>{t({ en: 'Result', fr: 'Résultat' })}</dt><dd data-result>{winnerText(m)}</dd></>}
+              {m.statut === 'terminee' && m.comptee === false
+                ? <><dt>{t({ en: 'Counted', fr: 'Comptée' })}</dt><dd data-comptee>{t({
+                  en: 'no: ended before the mode’s actions_min, so no reward, rating change or win was given',
+                  fr: 'non : terminée avant l’actions_min du mode, ni récompense, ni Elo, ni victoire n’ont été donnés' })}</dd></>
+                : null}
               <dt>{t({ en: 'Started', fr: 'Commencée' })}</dt><dd>{when(m.cree_le)}</dd>
               {m.termine_le ? <><dt>{t({ en: 'Ended', fr: 'Terminée' })}</dt><dd>{when(m.termine_le)}</dd></> : null}
               <dt>{t({ en: 'Id', fr: 'Id' })}</dt><dd class="mono small">{m.id}</dd>

@@ -37,7 +37,7 @@ const TEXTS = {
     json_invalide: 'Les données doivent être du JSON, par exemple {"nombre": 2}.',
     partie: 'Partie', abandonner: 'Abandonner', nouvelle: 'Nouvelle partie', victoires: 'Victoires',
     abandonner_vraiment: 'Abandonner la partie ?', abandonner_oui: 'Oui, abandonner', abandonner_non: 'Non, continuer',
-    recompense: 'Récompense : {}', personne: 'Personne n’a encore gagné.', plateau: 'Plateau de morpion',
+    recompense: 'Récompense : {}', non_comptee: 'Partie trop courte pour compter : ni récompense ni classement.', personne: 'Personne n’a encore gagné.', plateau: 'Plateau de morpion',
     case: 'Case', vide: 'vide', ton_tour: 'À toi de jouer !', tour_de: 'Tour de {}…',
     nul: 'Match nul.', gagne: 'Tu as gagné !', gagnant: '{} a gagné.', gagnants: '{} ont gagné.', joueurs_par: '{} contre {}',
     annulee: 'Partie annulée.', revoir: 'Revoir la partie', retour: 'Retour', etape: 'Étape',
@@ -66,7 +66,7 @@ const TEXTS = {
     json_invalide: 'The data must be JSON, for example {"nombre": 2}.',
     partie: 'Match', abandonner: 'Forfeit', nouvelle: 'New match', victoires: 'Wins',
     abandonner_vraiment: 'Forfeit the match?', abandonner_oui: 'Yes, forfeit', abandonner_non: 'No, keep playing',
-    recompense: 'Reward: {}', personne: 'Nobody has won yet.', plateau: 'Tic-tac-toe board',
+    recompense: 'Reward: {}', non_comptee: 'Match too short to count: no reward, no rating change.', personne: 'Nobody has won yet.', plateau: 'Tic-tac-toe board',
     case: 'Square', vide: 'empty', ton_tour: 'Your turn!', tour_de: '{}’s turn…',
     nul: 'Draw.', gagne: 'You won!', gagnant: '{} won.', gagnants: '{} won.', joueurs_par: '{} vs {}',
     annulee: 'Match cancelled.', revoir: 'Replay the match', retour: 'Back', etape: 'Step',
@@ -698,6 +698,13 @@ async function start() {
     if (!mine || mine.spectator || mine.rewarded || !client.auth.player) return;
     mine.rewarded = true;
     void boutique.refresh();
+    // Ended before each side had played (the mode's `actions_min`, docs/matches.md): the
+    // server paid, rated and credited nothing, and the final `partie` says so.
+    if (mine.partie && mine.partie.comptee === false) {
+      $('reward').textContent = t('non_comptee');
+      $('reward').hidden = false;
+      return;
+    }
     try {
       const before = mine.walletBefore;
       const after = await client.economy.wallet();

@@ -1,8 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.match_history(ctx jsonb, body jsonb)
--- Current definition from supabase/migrations/20261127000400_turn_timers.sql
--- Earlier versions in: 20261127000200_match_history.sql
+-- Current definition from supabase/migrations/20261130001014_match_actions_min.sql
+-- Earlier versions in: 20261127000200_match_history.sql, 20261127000400_turn_timers.sql
 -- Calls: manette.authenticate, manette.iso, manette.json_int, manette.match_expire_due, manette.match_readable, manette.match_uuid, manette.partie_json
 CREATE OR REPLACE FUNCTION api.match_history(ctx jsonb, body jsonb)
  RETURNS jsonb
@@ -59,13 +59,16 @@ begin
     initial.winner_team := null;
     initial.updated_at := found.created_at;
     initial.ended_at := null;
+    initial.counted := null;
   end if;
 
   return jsonb_build_object(
     'partie_id', found.id,
     'etat_initial', case when found.initial_board is not null then manette.partie_json(initial, participants) end,
     'actions', actions,
-    'suivant', case when more then last_seq end);
+    'suivant', case when more then last_seq end,
+    -- The match's partie.comptee (null while en_cours): what a replay gives its final state.
+    'comptee', found.counted);
 end
 $function$;
 alter function api.match_history(jsonb,jsonb) owner to manette_engine;

@@ -2,7 +2,7 @@
 
 -- manette.json_int(v jsonb)
 -- Current definition from supabase/migrations/20261122000800_matches.sql
--- Called by: api.match_action, api.match_history, api.match_live, manette.match_play, manette_admin.apply_part_modes_timers, manette_admin.apply_part_state_limit, manette_admin.console_match_replay
+-- Called by: api.match_action, api.match_history, api.match_live, manette.match_play, manette_admin.apply_part_modes_min_actions, manette_admin.apply_part_modes_timers, manette_admin.apply_part_state_limit, manette_admin.console_match_replay
 CREATE OR REPLACE FUNCTION manette.json_int(v jsonb)
  RETURNS integer
  LANGUAGE plpgsql

@@ -5,6 +5,7 @@
 -- Earlier versions in: 20261122000800_matches.sql, 20261124000200_fast_match_action.sql, 20261124000600_constant_time_actions.sql, 20261126000200_one_broadcast_helper.sql, 20261127000100_bounded_state.sql, 20261127000400_turn_timers.sql, 20261129000300_economy_rules.sql
 -- Calls: manette.broadcast_all, manette.fail, manette.json_int, manette.match_economy, manette.match_expire_turns, manette.partie_json, manette.refuse, manette.regles_abandon, manette.rules_call
 -- Called by: api.match_action, manette.player_leave_play
+-- Fires: manette.match_count_end() before update on manette.matches (trigger matches_count_end)
 -- Fires: manette.match_credit_victory() after update on manette.matches (trigger matches_credit_victory)
 -- Fires: manette.match_rate() after update on manette.matches (trigger matches_rate)
 -- Fires: manette.match_reward() after update on manette.matches (trigger matches_reward)

@@ -1,7 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette_admin.console_match_replay(game_slug text, ref text, depuis integer, lim integer)
--- Current definition from supabase/migrations/20261128000500_console_matches.sql
+-- Current definition from supabase/migrations/20261130001014_match_actions_min.sql
+-- Earlier versions in: 20261128000500_console_matches.sql
 -- Calls: manette.fail, manette.json_int, manette.partie_json, manette.partie_next_player, manette.partie_next_turn, manette.regles_abandon, manette.rules_call, manette.table_row_id, manette_admin.game_id_of
 CREATE OR REPLACE FUNCTION manette_admin.console_match_replay(game_slug text, ref text, depuis integer DEFAULT 0, lim integer DEFAULT 100)
  RETURNS jsonb
@@ -24,6 +25,7 @@ declare
   step         integer := 0;
   late         uuid;
   err_detail   text;
+  final_counted boolean;
 begin
   select * into m from manette.matches x where x.game_id = target_game and x.id = manette.table_row_id(ref);
   if m.id is null then
@@ -50,6 +52,8 @@ begin
   m.winner_team := null;
   m.updated_at := m.created_at;
   m.ended_at := null;
+  final_counted := m.counted;
+  m.counted := null;
   if first_step = 0 then
     states := jsonb_build_array(manette.partie_json(m, participants));
   end if;
@@ -96,6 +100,7 @@ begin
       m.updated_at := a.created_at;
       m.ended_at := case when a.player_id is null and a.action in ('fin_admin', 'annulation_admin') then a.created_at
                          when m.status <> 'en_cours' then coalesce(m.ended_at, a.created_at) end;
+      m.counted := case when m.status <> 'en_cours' then final_counted end;
       if a.seq >= first_step then
         states := states || jsonb_build_array(manette.partie_json(m, participants));
       end if;

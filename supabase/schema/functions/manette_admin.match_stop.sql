@@ -5,6 +5,7 @@
 -- Earlier versions in: 20261127000500_match_end_cancel.sql
 -- Calls: manette.broadcast_all, manette.fail, manette.iso, manette.match_expire_turns, manette.match_json, manette.match_uuid, manette_admin.audit
 -- Called by: manette_admin.match_cancel, manette_admin.match_end
+-- Fires: manette.match_count_end() before update on manette.matches (trigger matches_count_end)
 -- Fires: manette.match_credit_victory() after update on manette.matches (trigger matches_credit_victory)
 -- Fires: manette.match_rate() after update on manette.matches (trigger matches_rate)
 -- Fires: manette.match_reward() after update on manette.matches (trigger matches_reward)

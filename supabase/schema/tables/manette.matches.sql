@@ -20,6 +20,7 @@ create table manette.matches (
   turn_timeout_s integer,
   on_timeout text,
   turn_expires_at timestamp with time zone,
+  counted boolean,
   constraint matches_pkey PRIMARY KEY (id),
   constraint matches_game_id_id_key UNIQUE (game_id, id),
   constraint matches_game_id_fkey FOREIGN KEY (game_id) REFERENCES manette.games(id) ON DELETE CASCADE,
@@ -47,6 +48,7 @@ comment on column manette.matches.initial_board is 'etat_plateau when the match 
 comment on column manette.matches.turn_timeout_s is 'the mode''s delai_tour_s when the match was created (null: no timer)';
 comment on column manette.matches.on_timeout is 'the mode''s sur_delai when the match was created';
 comment on column manette.matches.turn_expires_at is 'tour_expire_le: updated_at + turn_timeout_s while en_cours with a player on turn, else null (kept by matches_turn_timer)';
+comment on column manette.matches.counted is 'comptee: set when the match leaves en_cours: true when it ended terminee with at least its mode''s min_actions played before its end (then it paid rewards, moved ratings and credited the victory leaderboard), false otherwise (annulee included); null while en_cours and for a match that ended before Manette kept it';
 
 -- Indexes
 CREATE INDEX matches_by_game_status_idx ON manette.matches USING btree (game_id, status, created_at DESC, id DESC);
@@ -72,14 +74,16 @@ create policy "The admin tooling manages every match" on manette.matches
 -- Triggers
 -- Fires: manette.match_announce() after insert (trigger matches_announce)
 CREATE TRIGGER matches_announce AFTER INSERT ON manette.matches FOR EACH ROW EXECUTE FUNCTION manette.match_announce();
+-- Fires: manette.match_count_end() before update (trigger matches_count_end)
+CREATE TRIGGER matches_count_end BEFORE UPDATE OF status ON manette.matches FOR EACH ROW WHEN (old.status = 'en_cours'::text AND new.status <> 'en_cours'::text) EXECUTE FUNCTION manette.match_count_end();
 -- Fires: manette.match_credit_victory() after update (trigger matches_credit_victory)
-CREATE TRIGGER matches_credit_victory AFTER UPDATE OF status ON manette.matches FOR EACH ROW WHEN (old.status = 'en_cours'::text AND new.status = 'terminee'::text) EXECUTE FUNCTION manette.match_credit_victory();
+CREATE TRIGGER matches_credit_victory AFTER UPDATE OF status ON manette.matches FOR EACH ROW WHEN (old.status = 'en_cours'::text AND new.status = 'terminee'::text AND new.counted) EXECUTE FUNCTION manette.match_credit_victory();
 -- Fires: manette.match_keep_initial_board() before insert (trigger matches_keep_initial_board)
 CREATE TRIGGER matches_keep_initial_board BEFORE INSERT ON manette.matches FOR EACH ROW EXECUTE FUNCTION manette.match_keep_initial_board();
 -- Fires: manette.match_rate() after update (trigger matches_rate)
-CREATE TRIGGER matches_rate AFTER UPDATE OF status ON manette.matches FOR EACH ROW WHEN (old.status = 'en_cours'::text AND new.status = 'terminee'::text) EXECUTE FUNCTION manette.match_rate();
+CREATE TRIGGER matches_rate AFTER UPDATE OF status ON manette.matches FOR EACH ROW WHEN (old.status = 'en_cours'::text AND new.status = 'terminee'::text AND new.counted) EXECUTE FUNCTION manette.match_rate();
 -- Fires: manette.match_reward() after update (trigger matches_reward)
-CREATE TRIGGER matches_reward AFTER UPDATE OF status ON manette.matches FOR EACH ROW WHEN (old.status = 'en_cours'::text AND new.status = 'terminee'::text) EXECUTE FUNCTION manette.match_reward();
+CREATE TRIGGER matches_reward AFTER UPDATE OF status ON manette.matches FOR EACH ROW WHEN (old.status = 'en_cours'::text AND new.status = 'terminee'::text AND new.counted) EXECUTE FUNCTION manette.match_reward();
 -- Fires: manette.match_players_sync_live() after update (trigger matches_sync_live)
 CREATE TRIGGER matches_sync_live AFTER UPDATE OF status ON manette.matches FOR EACH ROW WHEN (old.status IS DISTINCT FROM new.status) EXECUTE FUNCTION manette.match_players_sync_live();
 -- Fires: manette.match_turn_timer() before insert or update (trigger matches_turn_timer)

@@ -22,6 +22,7 @@ create table manette.modes (
   elo_start double precision default 1500 not null,
   spectators boolean default false not null,
   rewards jsonb,
+  min_actions integer default 0 not null,
   constraint modes_pkey PRIMARY KEY (id),
   constraint modes_game_code_key UNIQUE (game_id, code),
   constraint modes_game_id_id_key UNIQUE (game_id, id),
@@ -36,6 +37,7 @@ create table manette.modes (
   constraint modes_elo_start_check CHECK (elo_start >= 0::double precision AND elo_start <= 10000::double precision),
   constraint modes_elo_widening_per_s_check CHECK (elo_widening_per_s >= 0::double precision AND elo_widening_per_s < 'Infinity'::double precision),
   constraint modes_inactivity_timeout_s_check CHECK (inactivity_timeout_s >= 1 AND inactivity_timeout_s <= 86400),
+  constraint modes_min_actions_check CHECK (min_actions >= 0 AND min_actions <= 10000),
   constraint modes_on_timeout_check CHECK (on_timeout = ANY (ARRAY['abandon'::text, 'passe'::text])),
   constraint modes_players_per_team_check CHECK (players_per_team >= 1 AND players_per_team <= 64),
   constraint modes_rewards_check CHECK (rewards IS NULL OR jsonb_typeof(rewards) = 'object'::text),
@@ -62,6 +64,7 @@ comment on column manette.modes.elo_k is 'elo_k of the game file: the K factor o
 comment on column manette.modes.elo_start is 'elo_depart of the game file: the rating of a player before any rated match';
 comment on column manette.modes.spectators is 'spectateurs of the game file: any player of the game may read this mode''s matches and join their rooms read-only';
 comment on column manette.modes.rewards is 'recompenses of the game file: {victoire?, defaite?, nul?} granted to each participant when a match ends';
+comment on column manette.modes.min_actions is 'actions_min of the game file: a match whose players played fewer actions before its end (abandonner not counted) pays no rewards, moves no rating and credits no victory (0: every match counts)';
 
 -- Policies
 create policy "A realtime token sees its game's modes" on manette.modes

@@ -246,7 +246,7 @@ select is((select board from manette.matches where id = manette.mm_live_match(ma
 select is(manette.initial_board('libre', '[]') || manette.initial_board('tour_par_tour', '[]'),
           '{}'::jsonb, 'other rule sets start from {}');
 select is((select array_agg(k order by k) from jsonb_object_keys(manette.match_json(manette.mm_live_match(manette_test.pid('r01')))) k),
-  '{code_salon,cree_le,etat_plateau,gagnant_equipe,gagnant_id,id,maj_le,mode_jeu,numero_tour,participants,statut,termine_le,tour_expire_le,tour_joueur}'::text[],
+  '{code_salon,comptee,cree_le,etat_plateau,gagnant_equipe,gagnant_id,id,maj_le,mode_jeu,numero_tour,participants,statut,termine_le,tour_expire_le,tour_joueur}'::text[],
   'match_json has the contract''s partie fields');
 select is((select m - '{id,code_salon,cree_le,maj_le,etat_plateau}'::text[]
            from manette.match_json(manette.mm_live_match(manette_test.pid('r01'))) m),
@@ -254,7 +254,7 @@ select is((select m - '{id,code_salon,cree_le,maj_le,etat_plateau}'::text[]
     'participants', jsonb_build_array(
       jsonb_build_object('joueur_id', manette_test.pid('r01'), 'pseudo', 'r01', 'equipe', 1, 'elo', 1500),
       jsonb_build_object('joueur_id', manette_test.pid('r02'), 'pseudo', 'r02', 'equipe', 2, 'elo', 1500)),
-    'gagnant_id', null, 'gagnant_equipe', null, 'termine_le', null, 'tour_expire_le', null),
+    'gagnant_id', null, 'gagnant_equipe', null, 'termine_le', null, 'comptee', null, 'tour_expire_le', null),
   'a new match: en_cours, turn 1, the first player of team 1 to play (participants with the elo they joined with)');
 select ok((select bool_and(room_code ~ '^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{6}$') from manette.matches),
   'room codes: 6 characters of the alphabet');

@@ -255,7 +255,7 @@ select lives_ok(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 3
 select lives_ok(format($$ select manette.match_play(%L, %L, 'jouer', '{"case": 1}', 4) $$, current_setting('test.m1'), manette_test.pid('pl_o1')), 'o1 plays 1 (numero_tour 4)');
 select is(manette.match_play(current_setting('test.m1')::uuid, manette_test.pid('pl_x1'), 'jouer', '{"case": 5}') - 'maj_le' - 'tour_expire_le' - 'termine_le' - 'cree_le' - 'participants' - 'code_salon' - 'id' - 'mode_jeu',
   jsonb_build_object('statut', 'terminee', 'tour_joueur', null, 'numero_tour', 6, 'gagnant_id', manette_test.pid('pl_x1'), 'gagnant_equipe', 1,
-                     'etat_plateau', mt.board('OO.XXX...') || '{"ligne": [3, 4, 5]}'),
+                     'comptee', true, 'etat_plateau', mt.board('OO.XXX...') || '{"ligne": [3, 4, 5]}'),
   'x1 wins with 3, 4, 5');
 select is((select row(m.status, m.ended_at = m.updated_at, m.winner_player_id)::text from manette.matches m where m.id = current_setting('test.m1')::uuid),
   row('terminee'::text, true, manette_test.pid('pl_x1'))::text, 'persisted: terminee, termine_le = maj_le, the winner');
@@ -289,7 +289,7 @@ select is(manette.match_play(current_setting('test.t4')::uuid, manette_test.seat
 select is(manette.match_play(current_setting('test.t4')::uuid, manette_test.seat(current_setting('test.t4')::uuid, 4), 'c', '{}')->>'tour_joueur',
   manette_test.seat(current_setting('test.t4')::uuid, 1)::text, 'seat 4 → seat 1');
 select is(manette.match_play(current_setting('test.t4')::uuid, manette_test.seat(current_setting('test.t4')::uuid, 2), 'abandonner', '{}') - 'maj_le' - 'tour_expire_le' - 'termine_le' - 'cree_le' - 'participants' - 'code_salon' - 'id' - 'mode_jeu' - 'etat_plateau',
-  '{"statut": "terminee", "tour_joueur": null, "numero_tour": 6, "gagnant_id": null, "gagnant_equipe": 2}'::jsonb,
+  '{"statut": "terminee", "tour_joueur": null, "numero_tour": 6, "gagnant_id": null, "gagnant_equipe": 2, "comptee": true}'::jsonb,
   'tour_par_tour 2v2: seat 2 (team 1) gives up, team 2 wins');
 
 -- A game's function through match_play.
@@ -300,7 +300,7 @@ select is(manette.match_play(current_setting('test.per')::uuid, manette_test.pid
 select is(manette_test.refusal(format($$ select manette.match_play(%L, %L, 'refuser', '{}') $$, current_setting('test.per'), manette_test.pid('pl_p1'))),
   'pas_maintenant', 'its own refusal reason');
 select is(manette.match_play(current_setting('test.per')::uuid, manette_test.pid('pl_p1'), 'abandonner', '{}') - 'maj_le' - 'tour_expire_le' - 'termine_le' - 'cree_le' - 'participants' - 'code_salon' - 'id' - 'mode_jeu' - 'etat_plateau',
-  '{"statut": "terminee", "tour_joueur": null, "numero_tour": 3, "gagnant_id": null, "gagnant_equipe": null}'::jsonb,
+  '{"statut": "terminee", "tour_joueur": null, "numero_tour": 3, "gagnant_id": null, "gagnant_equipe": null, "comptee": true}'::jsonb,
   'abandonner with 3 teams: no winner');
 
 -- == RLS: matches and history, per game =============================================

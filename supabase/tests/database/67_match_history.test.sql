@@ -53,7 +53,7 @@ select set_config('test.m', manette_test.join('hi-a', 'hi_o', '1v1')->>'partie_i
 select set_config('test.s0', (api.match_state(manette_test.ctx('hi-a', 'hi_x'), jsonb_build_object('partie_id', current_setting('test.m')))->'partie')::text, true);
 select is(manette_test.history('hi-a', 'hi_x', current_setting('test.m')),
   jsonb_build_object('partie_id', current_setting('test.m'), 'etat_initial', current_setting('test.s0')::jsonb,
-                     'actions', '[]'::jsonb, 'suivant', null),
+                     'actions', '[]'::jsonb, 'suivant', null, 'comptee', null),
   'a new match: no action, and etat_initial is the partie as GET /match/state gave it');
 select manette_test.act('hi-a', 'hi_x', current_setting('test.m'), 'jouer', '{"case": 4}');
 select manette_test.act('hi-a', 'hi_o', current_setting('test.m'), 'jouer', '{"case": 0}');
@@ -122,7 +122,7 @@ reset role;
 update manette.matches set initial_board = null where id = current_setting('test.p')::uuid;
 set local role manette_api;
 select is(manette_test.history('hi-a', 'hi_o', current_setting('test.p')) - 'actions',
-  jsonb_build_object('partie_id', current_setting('test.p'), 'etat_initial', null, 'suivant', null),
+  jsonb_build_object('partie_id', current_setting('test.p'), 'etat_initial', null, 'suivant', null, 'comptee', null),
   'an old match with an unknown initial board: etat_initial null');
 select is(hi.numeros(manette_test.history('hi-a', 'hi_o', current_setting('test.p'))), array[1], 'and its actions all the same');
 reset role;

@@ -146,7 +146,7 @@ select set_config('test.r2', manette_admin.match_end(current_setting('test.m2'),
 reset role;
 select is((current_setting('test.r2')::jsonb->'partie') - 'etat_plateau' - 'participants' - 'id' - 'code_salon' - 'cree_le' - 'maj_le' - 'termine_le' - 'mode_jeu' - 'tour_expire_le',
   jsonb_build_object('statut', 'terminee', 'gagnant_id', manette_test.pid('ec_b'), 'gagnant_equipe', current_setting('test.team_b')::integer,
-                     'tour_joueur', manette_test.pid('ec_a'), 'numero_tour', 1),
+                     'tour_joueur', manette_test.pid('ec_a'), 'numero_tour', 1, 'comptee', true),
   'match_end --gagnant: terminee, the winner and their team; the turn fields unchanged');
 select is(manette_test.score('ec_b'), 1::double precision, 'the winner is credited on the mode’s victory board');
 select is(manette_test.score('ec_a'), null, 'the loser is not');

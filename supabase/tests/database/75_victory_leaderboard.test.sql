@@ -114,7 +114,7 @@ select set_config('test.m3', manette_test.new_match('1v1', array['vt_x2', 'vt_o2
 select is(manette_test.play(current_setting('test.m3')::uuid, array['x2:jouer:0', 'o2:jouer:1', 'x2:jouer:2', 'o2:jouer:4',
     'x2:jouer:3', 'o2:jouer:5', 'x2:jouer:7', 'o2:jouer:6', 'x2:jouer:8'], 'vt_')
   - 'etat_plateau' - 'numero_tour' - 'participants' - 'id' - 'code_salon' - 'cree_le' - 'maj_le' - 'termine_le' - 'mode_jeu' - 'tour_expire_le',
-  '{"statut": "terminee", "gagnant_id": null, "gagnant_equipe": null, "tour_joueur": null}'::jsonb, 'morpion: a draw');
+  '{"statut": "terminee", "gagnant_id": null, "gagnant_equipe": null, "tour_joueur": null, "comptee": true}'::jsonb, 'morpion: a draw');
 select is(array[manette_test.score('vt_x2', 'victoires'), manette_test.score('vt_o2', 'victoires')], array[null, null]::double precision[],
   'a draw credits nobody');
 

@@ -214,6 +214,7 @@ set local role manette_admin;
 select is(manette_admin.match_show('adm-a', current_setting('test.m1')) - 'cree_le' - 'maj_le' - 'actions' - 'etat_plateau' - 'code_salon' - 'tour_expire_le',
   jsonb_build_object('id', current_setting('test.m1'), 'mode_jeu', '1v1', 'regles', 'morpion', 'statut', 'en_cours',
     'tour_joueur', current_setting('test.alice'), 'numero_tour', 3, 'gagnant_id', null, 'gagnant_equipe', null, 'termine_le', null,
+    'comptee', null,
     'participants', jsonb_build_array(
       jsonb_build_object('joueur_id', current_setting('test.alice'), 'pseudo', 'Alice', 'equipe', 1, 'place', 1, 'elo', 1000),
       jsonb_build_object('joueur_id', current_setting('test.bob'), 'pseudo', 'Bob', 'equipe', 2, 'place', 2, 'elo', 1000))),
