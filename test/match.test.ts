@@ -123,7 +123,7 @@ function accepted(r: Reply) {
   return r.body.partie;
 }
 const empty9 = () => Array(9).fill(null);
-const PARTIE_KEYS = ['code_salon', 'cree_le', 'etat_plateau', 'gagnant_equipe', 'gagnant_id', 'id', 'maj_le', 'mode_jeu',
+const PARTIE_KEYS = ['code_salon', 'comptee', 'cree_le', 'etat_plateau', 'gagnant_equipe', 'gagnant_id', 'id', 'maj_le', 'mode_jeu',
   'numero_tour', 'participants', 'statut', 'termine_le', 'tour_expire_le', 'tour_joueur'];
 
 describe('morpion', () => {
