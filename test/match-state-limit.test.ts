@@ -128,6 +128,17 @@ describe('donnees: what is stored is what is read, and bounded', () => {
     expect(JSON.stringify(history.body).length).toBeLessThan(4096);
   });
 
+  it('abandonner reads no donnees and keeps none: any key is donnees_invalides, nothing written; {} resigns', async () => {
+    const { id, seats: [a] } = await match(small);
+    const before = await counts(id);
+    refused(await small.post('/match/action', { partie_id: id, action: 'abandonner', donnees: { raison: 'x'.repeat(900) } }, { token: a!.token }), 'donnees_invalides');
+    refused(await small.post('/match/action', { partie_id: id, action: 'abandonner', donnees: { a: null } }, { token: a!.token }), 'donnees_invalides');
+    expect(await counts(id)).toEqual(before);
+    const r = await small.post('/match/action', { partie_id: id, action: 'abandonner', donnees: {} }, { token: a!.token });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.partie.statut).toBe('terminee');
+  });
+
   it('an action whose donnees are larger than taille_max_etat is donnees_trop_grandes, even when the board does not change', async () => {
     const { id, seats: [a] } = await match(small);
     const before = await counts(id);
@@ -144,7 +155,7 @@ describe('donnees: what is stored is what is read, and bounded', () => {
     refused(await largest.post('/match/action', { partie_id: id, action: 'abandonner', donnees: sized(256_000) }, { token: a!.token }), 'donnees_trop_grandes');
     expect(await counts(id)).toEqual(before);
     // Under it: accepted, written and both events sent.
-    expect((await largest.post('/match/action', { partie_id: id, action: 'abandonner', donnees: sized(200_000) }, { token: a!.token })).status).toBe(200);
+    expect((await largest.post('/match/action', { partie_id: id, action: 'jouer', donnees: sized(200_000) }, { token: a!.token })).status).toBe(200);
     expect(await counts(id)).toEqual({ actions: String(Number(before!.actions) + 1), messages: String(Number(before!.messages) + 2) });
   });
 });
