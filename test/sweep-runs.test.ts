@@ -91,16 +91,16 @@ describe('each sweep run is recorded', () => {
     const login = (await runAsApi<{ login: string }>(app.pool, 'select session_user::text as login'))[0]!.login;
     await runAsApi(app.pool, 'select api.sweep_expired_turns()');
     await query(app.databaseUrl, 'select manette.sweep_expired_turns()');
-    const rows = await app.sql('select ran_by, path, application_name, applied from manette.sweep_runs order by id');
+    const rows = await app.sql('select ran_by, path, application_name, applied, turns from manette.sweep_runs order by id');
     expect(rows.slice(-2)).toEqual([
-      { ran_by: login, path: 'api', application_name: null, applied: 0 },
-      { ran_by: 'postgres', path: 'sql', application_name: null, applied: 0 },
+      { ran_by: login, path: 'api', application_name: null, applied: 0, turns: 0 },
+      { ran_by: 'postgres', path: 'sql', application_name: null, applied: 0, turns: 0 },
     ]);
   });
 
   it('the last 1000 runs are kept', async () => {
-    await app.sql(`insert into manette.sweep_runs (ran_at, ran_by, path, applied)
-                   select now() - interval '1 hour', 'postgres', 'sql', 0 from generate_series(1, 1100)`);
+    await app.sql(`insert into manette.sweep_runs (ran_at, ran_by, path, applied, turns)
+                   select now() - interval '1 hour', 'postgres', 'sql', 0, 0 from generate_series(1, 1100)`);
     await query(app.databaseUrl, 'select manette.sweep_expired_turns()');
     const n = (await app.sql<{ n: number }>('select count(*)::int as n from manette.sweep_runs'))[0]!.n;
     expect(n).toBe(1000);
@@ -127,6 +127,9 @@ describe('the sweep scheduled with pg_cron, as on a Supabase project (the twin\'
     // The job ran as postgres, not the superuser, through pg_cron's connection.
     const [run] = await app.sql(`select ran_by, path, application_name from manette.sweep_runs order by id desc limit 1`);
     expect(run).toEqual({ ran_by: 'postgres', path: 'sql', application_name: 'pg_cron' });
+    // The run that ended it: one match changed, one expired turn applied.
+    expect(await app.sql(`select ran_by, applied, turns from manette.sweep_runs where applied > 0`))
+      .toEqual([{ ran_by: 'postgres', applied: 1, turns: 1 }]);
     const details = await app.sql(`select username, status, return_message from cron.job_run_details where status <> 'running' and status <> 'starting'`);
     expect(details.length).toBeGreaterThan(0);
     expect(new Set(details.map((d) => JSON.stringify(d)))).toEqual(new Set([JSON.stringify({ username: 'postgres', status: 'succeeded', return_message: '1 row' })]));

@@ -40,11 +40,11 @@ begin
   perform pg_catalog.set_config('manette.game_id', coalesce(context, ''), true);
   -- Each run that held the lock is recorded (manette doctor and the console read the last
   -- one); the last 1000 are kept: the delete goes by the primary key, one row a run.
-  insert into manette.sweep_runs (ran_by, path, application_name, applied)
+  insert into manette.sweep_runs (ran_by, path, application_name, applied, turns)
   values (session_user,
           case when pg_catalog.current_setting('manette.sweep_path', true) = 'api' then 'api' else 'sql' end,
           nullif(pg_catalog.current_setting('application_name', true), ''),
-          applied)
+          applied, 500 - budget)
   returning id into run_id;
   delete from manette.sweep_runs r where r.id <= run_id - 1000;
   return applied;

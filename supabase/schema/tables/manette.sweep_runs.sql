@@ -7,9 +7,11 @@ create table manette.sweep_runs (
   path text not null,
   application_name text,
   applied integer not null,
+  turns integer not null,
   constraint sweep_runs_pkey PRIMARY KEY (id),
   constraint sweep_runs_applied_check CHECK (applied >= 0),
-  constraint sweep_runs_path_check CHECK (path = ANY (ARRAY['api'::text, 'sql'::text]))
+  constraint sweep_runs_path_check CHECK (path = ANY (ARRAY['api'::text, 'sql'::text])),
+  constraint sweep_runs_turns_check CHECK (turns >= 0)
 );
 
 alter table manette.sweep_runs owner to postgres;
@@ -25,6 +27,7 @@ comment on column manette.sweep_runs.ran_by is 'session_user of the run: the log
 comment on column manette.sweep_runs.path is 'api: through api.sweep_expired_turns() (the Node host''s sweeper); sql: manette.sweep_expired_turns() called directly (a pg_cron job, or by hand)';
 comment on column manette.sweep_runs.application_name is 'the connection''s application_name (pg_cron''s own connections say pg_cron)';
 comment on column manette.sweep_runs.applied is 'how many matches the run changed (its return value)';
+comment on column manette.sweep_runs.turns is 'how many expired turns it applied (delai_depasse actions written), 500 at most';
 
 -- Policies
 create policy "The engine reads the sweep's runs" on manette.sweep_runs
