@@ -4,8 +4,9 @@
 // matches). Reads and actions of a match also apply its expired turn themselves; the sweep
 // is for the matches nobody looks at. Any number of processes may run it: one sweep runs at a
 // time in the database (pg_try_advisory_xact_lock; another returns at once) and an expiry is
-// applied once, under the match's row lock. The Edge Function does not run it: a Supabase
-// project schedules manette.sweep_expired_turns() with pg_cron instead.
+// applied once, under the match's row lock. Each run is recorded in manette.sweep_runs
+// (path `api`), which `manette doctor` and the console read. The Edge Function does not run
+// it: a Supabase project schedules manette.sweep_expired_turns() with pg_cron instead.
 import type { Logger } from 'pino';
 import { runAsApi, type Pool } from './db/pool.js';
 

@@ -71,7 +71,7 @@ const ENGLISH = /\b(the|and|of|with|is|for|from|into|its|display|error|unknown|m
 const CASES: string[][] = [
   ['--help'], ['keys', '--help'], ['apply', '--help'], ['import', '--help'], ['players', 'find', '--help'], ['match', 'show', '--help'],
   ['match', 'end', '--help'], ['match', 'cancel', '--help'], ['match', 'end', 'x'],
-  ['init', '--help'], ['bogus'], ['import'], ['keys', 'list', 'a', 'b'],
+  ['init', '--help'], ['doctor', '--help'], ['bogus'], ['import'], ['keys', 'list', 'a', 'b'],
   ['apply', 'absent.json'], ['apply', 'not-json.json'], ['apply', 'bad-game.json'],
 ];
 

@@ -236,6 +236,16 @@ describe('turn timers across two API processes', () => {
     }
   }, 60_000);
 
+  it('each process\'s sweeps are recorded in manette.sweep_runs: path api, as the URL\'s login role, with the turns they applied', async () => {
+    const rows = await query<{ path: string; ran_by: string; runs: number; turns: number }>(databaseUrl,
+      `select path, ran_by::text, count(*)::int as runs, sum(turns)::int as turns from manette.sweep_runs group by 1, 2 order by 1, 2`);
+    const api = rows.find((r) => r.path === 'api');
+    expect(api).toMatchObject({ ran_by: decodeURIComponent(new URL(databaseUrl).username) });
+    // The matches the sweeps ended above (nobody read some of them): their expired turns.
+    expect(api!.turns).toBeGreaterThan(0);
+    expect(rows.reduce((n, r) => n + r.runs, 0)).toBeLessThanOrEqual(1000);
+  });
+
   it('a late player\'s action applies the expired turn first: 409 with its reason, and the expiry stays', async () => {
     const holder = new pg.Client({ connectionString: databaseUrl });
     await holder.connect();

@@ -1,6 +1,6 @@
 // The `manette` command. One file per command under commands/: start and apply; init,
 // test, supabase-migrations and supabase-function for a studio's folder; the admin
-// commands (import, rows, keys, players, match, economy); console, the studio console. Texts follow the user's locale (locale.ts).
+// commands (import, rows, keys, players, match, economy); console, the studio console; doctor, the checks of a database. Texts follow the user's locale (locale.ts).
 import { Command } from 'commander';
 import { z } from 'zod';
 import { cliLang } from './locale.js';
@@ -20,6 +20,7 @@ import { registerTest } from './commands/test.js';
 import { registerSupabaseMigrations } from './commands/supabase-migrations.js';
 import { registerSupabaseFunction } from './commands/supabase-function.js';
 import { registerConsole } from './commands/console.js';
+import { registerDoctor } from './commands/doctor.js';
 
 const lang = cliLang();
 z.config(lang === 'fr' ? z.locales.fr() : z.locales.en());
@@ -45,6 +46,7 @@ registerTest(program, ctx);
 registerSupabaseMigrations(program, ctx);
 registerSupabaseFunction(program, ctx);
 registerConsole(program, ctx);
+registerDoctor(program, ctx);
 
 await program.parseAsync(process.argv);
 // A finished command exits now, whatever handles a library left open.

@@ -9,8 +9,9 @@ import { matchesRoutes } from './matches.js';
 import { keysRoutes } from './keys.js';
 import { panelRoutes } from './panel.js';
 import { auditRoutes } from './audit.js';
+import { sweepRoutes } from './sweep.js';
 
 export const CONSOLE_ROUTES: ConsoleRoute<any, any, any>[] = [
   ...gamesRoutes, ...overviewRoutes, ...playersRoutes, ...tablesRoutes, ...leaderboardsRoutes,
-  ...matchesRoutes, ...keysRoutes, ...panelRoutes, ...auditRoutes,
+  ...matchesRoutes, ...keysRoutes, ...panelRoutes, ...auditRoutes, ...sweepRoutes,
 ];

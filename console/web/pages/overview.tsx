@@ -11,6 +11,7 @@ import { api, gamePath, qs } from '../api.js';
 import { t, num, useLang, currentLang, type Text } from '../i18n.js';
 import { href, navigate } from '../router.js';
 import { Card, Show, Stat, useLoad } from '../ui.js';
+import { SweepWarning } from './sweep-warning.js';
 
 type Periode = '1h' | '24h' | '7d';
 const PERIODS: { id: Periode; label: Text }[] = [
@@ -203,6 +204,7 @@ function OverviewView({ jeu, query }: PageProps) {
           </span>
         ) : null}
       </div>
+      <SweepWarning jeu={jeu} />
       <Show loaded={loaded}>
         {(o) => (
           <>

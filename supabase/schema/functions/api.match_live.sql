@@ -1,8 +1,9 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.match_live(ctx jsonb, body jsonb)
--- Current definition from supabase/migrations/20261127000700_spectators.sql
--- Calls: manette.authenticate, manette.fail, manette.json_int, manette.match_participants_json, manette.partie_json
+-- Current definition from supabase/migrations/20261130001016_sweep_runs.sql
+-- Earlier versions in: 20261127000700_spectators.sql
+-- Calls: manette.authenticate, manette.fail, manette.json_int, manette.match_expire_turns, manette.match_participants_json, manette.partie_json
 CREATE OR REPLACE FUNCTION api.match_live(ctx jsonb, body jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql
@@ -14,11 +15,35 @@ declare
   wanted    text := body->>'mode_jeu';
   page_size integer := least(greatest(coalesce(manette.json_int(body->'limit'), 20), 1), 100);
   parties   jsonb;
+  noticed   timestamptz := clock_timestamp();
+  found     manette.matches;
+  after     manette.matches;
+  budget    integer := 100;
 begin
   if wanted is not null
      and not exists (select 1 from manette.modes mo where mo.game_id = caller.game_id and mo.code = wanted) then
     perform manette.fail('mode_not_found', 404);
   end if;
+
+  -- The expiries due in what is listed are applied first, as the sweep does (so a match
+  -- whose player left is not shown live even where no sweep runs): the live matches of the
+  -- listed modes whose turn has expired, oldest first, a page at most, 100 expired turns in
+  -- all; a match another request holds is skipped (SKIP LOCKED: that request applies it).
+  -- With nothing due this is one probe of matches_turn_expiry_idx and no lock.
+  for found in
+    select x.* from manette.matches x
+    where x.game_id = caller.game_id and x.status = 'en_cours' and x.turn_expires_at <= noticed
+      and exists (select 1 from manette.modes mo
+                  where mo.game_id = x.game_id and mo.code = x.mode and mo.spectators
+                    and (wanted is null or mo.code = wanted))
+    order by x.turn_expires_at
+    limit page_size
+    for update of x skip locked
+  loop
+    exit when budget <= 0;
+    after := manette.match_expire_turns(found, null, budget);
+    budget := budget - (coalesce(after.last_action_seq, 0) - coalesce(found.last_action_seq, 0));
+  end loop;
 
   select coalesce(jsonb_agg(manette.partie_json(l.live, manette.match_participants_json((l.live).id))
                             order by (l.live).created_at desc, (l.live).id desc), '[]'::jsonb)

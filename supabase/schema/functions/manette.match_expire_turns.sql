@@ -3,7 +3,7 @@
 -- manette.match_expire_turns(m manette.matches, participants jsonb, max_expiries integer)
 -- Current definition from supabase/migrations/20261127000400_turn_timers.sql
 -- Calls: manette.broadcast_all, manette.partie_json, manette.partie_next_player, manette.partie_next_turn, manette.regles_abandon
--- Called by: manette.match_expire_due, manette.match_play, manette.sweep_expired_turns, manette_admin.match_stop
+-- Called by: api.match_live, manette.match_expire_due, manette.match_play, manette.sweep_expired_turns, manette_admin.match_stop
 -- Fires: manette.match_count_end() before update on manette.matches (trigger matches_count_end)
 -- Fires: manette.match_credit_victory() after update on manette.matches (trigger matches_credit_victory)
 -- Fires: manette.match_rate() after update on manette.matches (trigger matches_rate)

@@ -1,8 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette.sweep_expired_turns(max_matches integer)
--- Current definition from supabase/migrations/20261130000200_guests.sql
--- Earlier versions in: 20261127000400_turn_timers.sql
+-- Current definition from supabase/migrations/20261130001016_sweep_runs.sql
+-- Earlier versions in: 20261127000400_turn_timers.sql, 20261130000200_guests.sql
 -- Calls: manette.match_expire_turns, manette.sweep_guests
 -- Called by: api.sweep_expired_turns
 CREATE OR REPLACE FUNCTION manette.sweep_expired_turns(max_matches integer DEFAULT 100)
@@ -18,6 +18,7 @@ declare
   after    manette.matches;
   applied  integer := 0;
   budget   integer := 500;
+  run_id   bigint;
 begin
   if not pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtextextended('manette.sweep_expired_turns', 0)) then
     return 0;
@@ -37,6 +38,15 @@ begin
   end loop;
   perform manette.sweep_guests(20);
   perform pg_catalog.set_config('manette.game_id', coalesce(context, ''), true);
+  -- Each run that held the lock is recorded (manette doctor and the console read the last
+  -- one); the last 1000 are kept: the delete goes by the primary key, one row a run.
+  insert into manette.sweep_runs (ran_by, path, application_name, applied, turns)
+  values (session_user,
+          case when pg_catalog.current_setting('manette.sweep_path', true) = 'api' then 'api' else 'sql' end,
+          nullif(pg_catalog.current_setting('application_name', true), ''),
+          applied, 500 - budget)
+  returning id into run_id;
+  delete from manette.sweep_runs r where r.id <= run_id - 1000;
   return applied;
 end
 $function$;
