@@ -261,20 +261,24 @@ describe('a morpion action, through the façade', () => {
       `select coalesce(sum(pg_total_relation_size(i.inhrelid)), 0) + pg_total_relation_size('realtime.messages') as b
        from pg_inherits i where i.inhparent = 'realtime.messages'::regclass`))[0]!.b);
     const rows = async () => Number((await app.sql<{ n: string }>(`select count(*) as n from realtime.messages`))[0]!.n);
+    // Manette's own history of the actions, kept for good (match replays, the console).
+    const history = async () => Number((await app.sql<{ b: string }>(`select pg_total_relation_size('manette.match_actions') as b`))[0]!.b);
     const matches = [];
     for (let i = 0; i < 30; i++) matches.push(await match());
-    const [bytes0, rows0] = [await size(), await rows()];
+    const [bytes0, rows0, hist0] = [await size(), await rows(), await history()];
     for (const m of matches) await play(m);
-    const [bytes1, rows1] = [await size(), await rows()];
+    const [bytes1, rows1, hist1] = [await size(), await rows(), await history()];
     const actions = matches.length * CELLS.length;
     const perRow = (await app.sql<{ event: string; b: string }>(
       `select event, round(avg(pg_column_size(m.*)))::text as b from realtime.messages m
        where event in ('action', 'etat') group by 1 order by 1`)).map((r) => `${r.event} ${r.b} B`).join(', ');
     const perAction = (bytes1 - bytes0) / actions;
     console.log(`[capacity] realtime.messages per morpion action: ${Math.round(perAction)} bytes with indexes `
-      + `(${bytes1 - bytes0} bytes over ${actions} actions, ${rows1 - rows0} rows); row sizes: ${perRow}`);
+      + `(${bytes1 - bytes0} bytes over ${actions} actions, ${rows1 - rows0} rows); row sizes: ${perRow}; `
+      + `manette.match_actions: ${Math.round((hist1 - hist0) / actions)} bytes per action with indexes`);
     expect(rows1 - rows0).toBe(2 * actions);
     expect(perAction).toBeGreaterThan(600);
     expect(perAction).toBeLessThan(4000);
+    expect(hist1 - hist0).toBeGreaterThan(0);
   }, 4 * T);
 });
