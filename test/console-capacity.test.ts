@@ -12,7 +12,10 @@ import type { Browser, Page } from 'playwright-core';
 import { client, startTestApp, type TestApp } from './support/harness.js';
 import { startTestConsole, type TestConsole } from './support/console.js';
 import { haveBrowser, launchBrowser, SCREENSHOT_DIR, warnIfNoBrowser } from './support/browser.js';
-import { waitUntil } from './support/wait.js';
+import { waitUntil as waitFor } from './support/wait.js';
+// A bound only turns a hang into a failure: generous, the machine is shared.
+const waitUntil = <V>(fn: () => V | undefined | false | Promise<V | undefined | false>, what = 'condition', timeoutMs = 20_000, everyMs = 50) =>
+  waitFor(fn, what, timeoutMs, everyMs);
 import { capacityOf, type CapacityRaw } from '../console/server/capacity.js';
 import { readSettings } from '../api/config/settings.js';
 
@@ -131,13 +134,14 @@ describe('counted by the local Realtime', () => {
     const gotX = await subscribe(api, m.x, m.id);
     const gotO = await subscribe(api, m.o, m.id);
     await play(api, m);
-    await waitUntil(() => gotX.length === 16 && gotO.length === 16, 'every move at both players');
+    await waitUntil(() => gotX.length === 16 && gotO.length === 16, 'every move at both players', 20_000);
     // Once the stand-in stored what it counted (every 5 s) and its rate covers the moves.
     const counted = app.realtime!.messagesThisMonth();
     const stored = async () => Number((await app.sql<{ n: string }>('select sum(messages) as n from _realtime.usage_monthly'))[0]!.n);
-    await waitUntil(async () => (await stored()) >= counted, 'the count stored');
+    // (Bounds well past the 5 s flush and tick: they only turn a hang into a failure.)
+    await waitUntil(async () => (await stored()) >= counted, 'the count stored', 30_000, 100);
     // (Later messages, e.g. a token refresh of realtime-js, may add to it meanwhile.)
-    const c = await waitUntil(async () => { const x = await capacity(con); return x.messages_mois >= counted && x.messages_par_seconde > 0 ? x : undefined; }, 'the rate');
+    const c = await waitUntil(async () => { const x = await capacity(con); return x.messages_mois >= counted && x.messages_par_seconde > 0 ? x : undefined; }, 'the rate', 30_000, 250);
     expect(c.messages_mois).toBeLessThanOrEqual(await stored());
     expect(c).toMatchObject({
       plan: 'free', source: 'realtime_local', quota_mois: 20_000, plafond: true, limite_par_seconde: 100, epuise: false,
@@ -159,7 +163,7 @@ describe('counted by the local Realtime', () => {
         const page = await openOverview(con, w, h, lang);
         const counted = app.realtime!.messagesThisMonth();
         // Thousands separators differ: compare digits.
-        await waitUntil(async () => (await statValue(page, 'capacity-month').textContent())!.replace(/\D/g, '') !== '' ? true : undefined, 'the month');
+        await waitUntil(async () => (await statValue(page, 'capacity-month').textContent())!.replace(/\D/g, '') !== '' ? true : undefined, 'the month', 20_000, 100);
         const month = Number((await statValue(page, 'capacity-month').textContent())!.replace(/\D/g, ''));
         expect(month).toBeGreaterThan(0);
         expect(month).toBeLessThanOrEqual(counted);
@@ -207,7 +211,7 @@ describe('estimated, without the local Realtime (as on a hosted project)', () =>
     for (const lang of ['en', 'fr'] as const) {
       const page = await openOverview(con, 1280, 900, lang);
       expect(await page.locator('[data-testid="capacity-source"]').textContent())
-        .toMatch(lang === 'en' ? /^Estimate: Supabase keeps this project’s real usage.*16 actions and 2 matches/ : /^Estimation : Supabase tient l’usage réel du projet.*16 actions et 2 parties/);
+        .toMatch(lang === 'en' ? /^Estimate: Supabase keeps this project’s real usage.*16 actions in the 2 matches created this month/ : /^Estimation : Supabase tient l’usage réel du projet.*16 actions dans les 2 parties créées ce mois-ci/);
       await page.locator('[data-testid="capacity"]').scrollIntoViewIfNeeded();
       await page.screenshot({ path: `${SCREENSHOT_DIR}/console-capacity-estimate-${lang}.png`, fullPage: true });
       await page.context().close();

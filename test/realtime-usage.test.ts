@@ -18,7 +18,10 @@ import { monthlyQuotaFrom, monthOf } from '../twin/realtime/usage.js';
 import { readSettings } from '../api/config/settings.js';
 import { startBlankTwin, type BlankTwin } from './support/blank-twin.js';
 import { client, startTestApp, type TestApp } from './support/harness.js';
-import { waitUntil } from './support/wait.js';
+import { waitUntil as waitFor } from './support/wait.js';
+// A bound only turns a hang into a failure: generous, the machine is shared.
+const waitUntil = <V>(fn: () => V | undefined | false | Promise<V | undefined | false>, what = 'condition', timeoutMs = 20_000, everyMs = 50) =>
+  waitFor(fn, what, timeoutMs, everyMs);
 
 const API_KEY = 'usage-test-key';
 const JWT_SECRET = 'usage-test-secret-of-at-least-thirty-two-characters';
@@ -133,8 +136,11 @@ describe('the stand-in alone', () => {
     expect(rt.messagesThisMonth() - before).toBe(12);
     // Stored within a flush (every 5 s), exactly what was counted, in this UTC month's row.
     const total = rt.messagesThisMonth();
-    await waitUntil(async () => (await stored('count'))[0]?.messages === total, 'the count stored');
-    expect(await stored('count')).toEqual([{ month: monthOf(new Date()).month, messages: total }]);
+    await waitUntil(async () => ((await stored('count'))[0]?.messages ?? 0) >= total, 'the count stored', 30_000, 100);
+    // And at close, all of it.
+    await rt.close();
+    stands.splice(stands.indexOf(rt), 1);
+    expect(await stored('count')).toEqual([{ month: monthOf(new Date()).month, messages: rt.messagesThisMonth() }]);
   }, T);
 
   it('past the month\'s quota: sockets closed, 403 to new ones and to HTTP broadcasts, across a restart, until the next month', async () => {

@@ -210,6 +210,11 @@ function size(bytes: number): string {
   return `${num(v, i === 0 || v >= 100 ? 0 : 1)} ${units[i]}`;
 }
 
+/** A share of a quota: "< 0.1 %" rather than "0 %" once anything is used. */
+function share(part: number, whole: number): string {
+  return part > 0 && whole > 0 && (100 * part) / whole < 0.1 ? `< ${num(0.1, 1)} %` : percent(part, whole);
+}
+
 /** A bar of part / whole (capped at 100 %), red from 90 %. */
 function Gauge({ part, whole, label }: { part: number; whole: number; label: string }) {
   const ratio = whole > 0 ? Math.min(1, part / whole) : 0;
@@ -253,7 +258,7 @@ function CapacityCard({ c }: { c: Capacity }) {
           <Gauge part={c.messages_mois} whole={c.quota_mois} label={t({ en: 'Messages this month against the quota', fr: 'Messages du mois par rapport au quota' })} />
           <span class="muted small">
             {t({ en: '{p} of {q} ({cap})', fr: '{p} de {q} ({cap})' }, {
-              p: percent(c.messages_mois, c.quota_mois), q: num(c.quota_mois),
+              p: share(c.messages_mois, c.quota_mois), q: num(c.quota_mois),
               cap: c.plafond ? t({ en: 'refused past it', fr: 'refusés au-delà' }) : t({ en: 'then $2.50 per million', fr: 'puis 2,50 $ le million' }),
             })}
           </span>
@@ -268,7 +273,7 @@ function CapacityCard({ c }: { c: Capacity }) {
           <Gauge part={c.taille_base} whole={c.quota_base} label={t({ en: 'Database size against the plan', fr: 'Taille de la base par rapport au plan' })} />
           <span class="muted small">
             {t({ en: '{p} of {q} · realtime.messages {r}', fr: '{p} de {q} · realtime.messages {r}' },
-              { p: percent(c.taille_base, c.quota_base), q: size(c.quota_base), r: size(c.taille_realtime_messages) })}
+              { p: share(c.taille_base, c.quota_base), q: size(c.quota_base), r: size(c.taille_realtime_messages) })}
           </span>
         </div>
       </div>
@@ -279,8 +284,8 @@ function CapacityCard({ c }: { c: Capacity }) {
             fr: 'Comptés par le Realtime local comme Supabase les facture (chaque message envoyé, plus un par abonné qui le reçoit), ce mois civil (UTC){at}. Tailles : realtime.messages garde environ 3 jours d’événements ; au-delà de 500 Mo de base, un projet Free passe en lecture seule.',
           }, { at: c.mis_a_jour_le ? t({ en: ', stored at {t}', fr: ', enregistrés à {t}' }, { t: new Date(c.mis_a_jour_le).toLocaleTimeString(locale()) }) : '' })
           : t({
-            en: 'Estimate: Supabase keeps this project’s real usage (dashboard, Usage); the console cannot read it. Counted here from the match history: {a} actions and {m} matches this month, 2 events per action, each 1 message plus 1 per participant. Spectators and other subscribers are not known: the real count is higher.',
-            fr: 'Estimation : Supabase tient l’usage réel du projet (tableau de bord, Usage) ; la console ne peut pas le lire. Compté ici depuis l’historique des parties : {a} actions et {m} parties ce mois-ci, 2 événements par action, chacun 1 message plus 1 par participant. Les spectateurs et autres abonnés ne sont pas connus : le compte réel est plus élevé.',
+            en: 'Estimate: Supabase keeps this project’s real usage (dashboard, Usage); the console cannot read it. Counted here from the match history: {a} actions in the {m} matches created this month, 2 events per action, each 1 message plus 1 per participant. Spectators and other subscribers are not known: the real count is higher.',
+            fr: 'Estimation : Supabase tient l’usage réel du projet (tableau de bord, Usage) ; la console ne peut pas le lire. Compté ici depuis l’historique des parties : {a} actions dans les {m} parties créées ce mois-ci, 2 événements par action, chacun 1 message plus 1 par participant. Les spectateurs et autres abonnés ne sont pas connus : le compte réel est plus élevé.',
           }, { a: num(c.estimation.actions_mois), m: num(c.estimation.parties_mois) })}
       </p>
     </Card>
