@@ -19,7 +19,8 @@ export interface CapacityRaw {
   compte: { messages_mois: number; messages_par_seconde: number | null; quota_mois: number | null; mis_a_jour_le: string | null } | null;
   estimation: { actions_mois: number; parties_mois: number; messages_mois: number; messages_par_seconde: number };
   taille_realtime_messages: number;
-  taille_base: number;
+  /** null when the console's role may not read it (CONNECT on the database). */
+  taille_base: number | null;
 }
 
 export interface Capacity {
@@ -43,7 +44,7 @@ export interface Capacity {
   estimation: CapacityRaw['estimation'];
   mis_a_jour_le: string | null;
   taille_realtime_messages: number;
-  taille_base: number;
+  taille_base: number | null;
   quota_base: number;
 }
 

@@ -84,7 +84,9 @@ begin
     'compte', counted,
     'estimation', estimated,
     'taille_realtime_messages', rt_bytes,
-    'taille_base', pg_catalog.pg_database_size(pg_catalog.current_database()));
+    -- pg_database_size needs CONNECT on the database (or pg_read_all_stats): null without.
+    'taille_base', case when pg_catalog.has_database_privilege(pg_catalog.current_database(), 'connect')
+                        then pg_catalog.pg_database_size(pg_catalog.current_database()) end);
 end
 $function$;
 

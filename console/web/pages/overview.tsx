@@ -48,7 +48,7 @@ interface Capacity {
   projection_fin_mois: number | null; depassement_usd: number | null;
   estimation: { actions_mois: number; parties_mois: number; messages_mois: number; messages_par_seconde: number };
   mis_a_jour_le: string | null;
-  taille_realtime_messages: number; taille_base: number; quota_base: number;
+  taille_realtime_messages: number; taille_base: number | null; quota_base: number;
 }
 
 /** A line of a chart: its series, its name in both languages, its colour, its axis. */
@@ -269,11 +269,11 @@ function CapacityCard({ c }: { c: Capacity }) {
               { n: num(c.projection_fin_mois), cost: c.depassement_usd ? t({ en: ' (overage ${d})', fr: ' (dépassement {d} $)' }, { d: num(c.depassement_usd, 2) }) : '' })} />
         <div class="stat" data-testid="capacity-database">
           <span class="stat-label">{t({ en: 'Database', fr: 'Base de données' })}</span>
-          <span class="stat-value">{size(c.taille_base)}</span>
-          <Gauge part={c.taille_base} whole={c.quota_base} label={t({ en: 'Database size against the plan', fr: 'Taille de la base par rapport au plan' })} />
+          <span class="stat-value">{c.taille_base === null ? '—' : size(c.taille_base)}</span>
+          <Gauge part={c.taille_base ?? 0} whole={c.quota_base} label={t({ en: 'Database size against the plan', fr: 'Taille de la base par rapport au plan' })} />
           <span class="muted small">
             {t({ en: '{p} of {q} · realtime.messages {r}', fr: '{p} de {q} · realtime.messages {r}' },
-              { p: share(c.taille_base, c.quota_base), q: size(c.quota_base), r: size(c.taille_realtime_messages) })}
+              { p: c.taille_base === null ? '—' : share(c.taille_base, c.quota_base), q: size(c.quota_base), r: size(c.taille_realtime_messages) })}
           </span>
         </div>
       </div>
