@@ -65,6 +65,10 @@ const Env = z.object({
   MANETTE_REALTIME_MAX_CHANNELS_PER_CONNECTION: z.coerce.number().int().min(1).optional(),
   MANETTE_REALTIME_MAX_PRESENCE_EVENTS_PER_SECOND: z.coerce.number().int().min(1).optional(),
   MANETTE_REALTIME_MAX_PAYLOAD_KB: z.coerce.number().int().min(1).optional(),
+  // the month's Realtime messages past which it refuses every connection until the next
+  // month, as a project with a spend cap (twin/realtime/usage.ts): a number, or `off` to
+  // count without refusing; default the plan's (Free 2 M, Pro 5 M; Pro without cap: off);
+  MANETTE_REALTIME_MONTHLY_QUOTA: z.union([z.literal('off'), z.coerce.number().int().min(1)]).optional(),
   // which public joins get Realtime's private-only error: `manette` (Manette's topics, as on
   // a project set to private channels only), `all`, `off` (a project allowing public channels);
   MANETTE_REALTIME_PRIVATE_ONLY: z.enum(['manette', 'all', 'off']).default('manette'),

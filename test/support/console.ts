@@ -19,12 +19,14 @@ export interface TestConsole extends RunningConsole {
 
 export async function startTestConsole(opts: {
   databaseUrl: string; gameFile?: string; lang?: Lang; host?: string; realtime?: ConsoleDeps['realtime'];
+  /** More settings of the console (e.g. MANETTE_REALTIME_PLAN, the project's plan). */
+  env?: Record<string, string>;
 }): Promise<TestConsole> {
   await buildConsole({ quiet: true });
   let latest = '';
   const errors: unknown[] = [];
   const running = await startConsole({
-    databaseUrl: opts.databaseUrl, settings: readSettings({ LOG_LEVEL: 'silent' }), lang: opts.lang ?? 'en', port: 0,
+    databaseUrl: opts.databaseUrl, settings: readSettings({ LOG_LEVEL: 'silent', ...opts.env }), lang: opts.lang ?? 'en', port: 0,
     host: opts.host, gameFile: opts.gameFile, realtime: opts.realtime,
     onLink: (url) => { latest = url; }, onError: (err) => { errors.push(err); },
   });

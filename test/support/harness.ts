@@ -106,6 +106,8 @@ export interface StandIn {
   port: number;
   /** `level: message` lines of the stand-in's log. */
   logs: string[];
+  /** The running stand-in's count of this month's Realtime messages (0 while stopped). */
+  messagesThisMonth(): number;
   stop(): Promise<void>;
   start(): Promise<void>;
 }
@@ -124,6 +126,7 @@ async function startStandIn(dbUrl: string, settings: Settings, pool: Pool): Prom
   const port = current.port;
   return {
     url: current.url, port, logs,
+    messagesThisMonth: () => current?.messagesThisMonth() ?? 0,
     async stop() { await current?.close(); current = undefined; },
     async start() { current ??= await run(port); },
   };

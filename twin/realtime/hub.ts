@@ -58,6 +58,10 @@ export interface HubOptions {
   authorizer: Authorizer;
   quotas: Quotas;
   privateOnly: PrivateOnly;
+  /** Each message counted by the events and presence counters is also counted here (the month's, usage.ts). */
+  countMessages?: (n: number) => void;
+  /** The tenant is suspended (its month's quota is used, usage.ts). */
+  suspended?: () => boolean;
 }
 
 /**
@@ -109,17 +113,31 @@ export class Hub {
     this.authorizer = opts.authorizer;
     this.quotas = opts.quotas;
     this.privateOnly = opts.privateOnly;
+    this.isSuspended = opts.suspended ?? (() => false);
     this.events = new RateCounter(opts.quotas.maxEventsPerSecond,
-      () => this.log('error', 'realtime: MessagePerSecondRateLimitReached: Too many messages per second'));
+      () => this.log('error', 'realtime: MessagePerSecondRateLimitReached: Too many messages per second'), opts.countMessages);
     this.joins = new RateCounter(opts.quotas.maxJoinsPerSecond,
       () => this.log('error', 'realtime: ClientJoinRateLimitReached: Too many joins per second'));
     this.presence = new RateCounter(opts.quotas.maxPresenceEventsPerSecond,
-      () => this.log('error', 'realtime: PresenceRateLimitReached: Too many presence events per second'));
+      () => this.log('error', 'realtime: PresenceRateLimitReached: Too many presence events per second'), opts.countMessages);
   }
 
   /** Stops the rate counters' timers. */
   stop(): void {
     for (const c of [this.events, this.joins, this.presence]) c.stop();
+  }
+
+  /**
+   * The tenant suspended (its month's quota used, usage.ts): Realtime.Api.update_tenant
+   * disconnects every socket of a tenant whose `suspend` changes (requires_disconnect) and
+   * stops its database connection; no message is delivered until it is lifted.
+   */
+  get suspended(): boolean {
+    return this.isSuspended();
+  }
+  private readonly isSuspended: () => boolean;
+  disconnectAll(): void {
+    for (const conn of this.conns) conn.ws.close(1000);
   }
 
   /** TenantRateLimiters.check_tenant at the handshake: a refusal, or undefined. */
@@ -230,12 +248,15 @@ export class Hub {
    * frame (kind 4) to V2 sockets, JSON with `meta` to V1 ones (JSON payloads only).
    */
   deliverDatabase(m: DatabaseMessage): void {
+    // A suspended tenant has no replication connection: its rows are never read.
+    if (this.suspended) return;
     // :erlang.external_size of a binary: its bytes plus 6.
     if (m.payload.length + 6 > payloadLimitBytes(this.quotas)) {
       return this.log('error', 'realtime: UnableToBroadcastChanges: :payload_size_exceeded', { topic: m.topic, id: m.id });
     }
     if (this.events.triggered) return this.log('error', 'realtime: UnableToBroadcastChanges: :too_many_requests', { topic: m.topic, id: m.id });
     this.events.add();
+    if (this.suspended) return;
     this.broadcast(roomOf(m.topic, m.private), {
       type: 'user_broadcast', topic: `realtime:${m.topic}`, userEvent: m.event, encoding: m.encoding, data: m.payload,
       metadata: j({ id: m.id }),
@@ -715,6 +736,8 @@ export class Hub {
         // while the limit is triggered is shut down (after that message).
         this.events.add();
         if (this.events.triggered) overLimit.push(ch);
+        // The month's quota used by this delivery: the tenant is suspended, nothing more goes out.
+        if (this.suspended) break;
       }
     }
     // increment_presence_counter: presence_diff deliveries count as presence events.

@@ -34,6 +34,7 @@ export interface QuotaSettings {
   MANETTE_REALTIME_MAX_CHANNELS_PER_CONNECTION?: number;
   MANETTE_REALTIME_MAX_PRESENCE_EVENTS_PER_SECOND?: number;
   MANETTE_REALTIME_MAX_PAYLOAD_KB?: number;
+  MANETTE_REALTIME_MONTHLY_QUOTA?: number | 'off';
 }
 
 /** The plan's quotas, each replaced by its explicit setting when there is one. */
@@ -71,12 +72,14 @@ export class RateCounter {
   avg = 0;
   triggered = false;
 
-  constructor(readonly limit: number, private readonly onTrigger?: () => void) {}
+  /** onAdd: every count also goes there (the month's messages, usage.ts). */
+  constructor(readonly limit: number, private readonly onTrigger?: () => void, private readonly onAdd?: (n: number) => void) {}
 
   /** GenCounter.add, starting the counter if it is not running. */
   add(n = 1): void {
     this.start();
     this.count += n;
+    this.onAdd?.(n);
   }
 
   /** RateCounter.new: started on first use. */

@@ -19,6 +19,7 @@ import type { Log } from './log.js';
 import { negotiateVsn, type Vsn } from './protocol.js';
 import { PLANS, payloadLimitBytes, quotasFrom, type QuotaSettings, type Quotas } from './quotas.js';
 import { startReplication, type Delivery } from './replication.js';
+import { monthlyQuotaFrom, MonthlyUsage } from './usage.js';
 import type { PrivateOnly } from './hub.js';
 
 export interface LocalRealtimeOptions {
@@ -57,6 +58,15 @@ export interface LocalRealtimeOptions {
   project?: ProjectKeys;
   /** The project's quotas. Default: the Free plan's. */
   quotas?: Quotas;
+  /**
+   * The month's Realtime messages past which the tenant is suspended until the next month
+   * (usage.ts), or undefined: counted, never refused. Messages are counted either way.
+   */
+  monthlyQuota?: number;
+  /** The tenant of the month's count in `_realtime.usage_monthly`. Default `local`. */
+  usageTenant?: string;
+  /** The clock of the month's count (tests). */
+  clock?: () => Date;
   /** Which public joins get the private-only error. Default `manette` (Manette's topics). */
   privateOnly?: PrivateOnly;
   /** `hosted` (default): what is committed while the replication connection is down is lost; `catch-up`: delivered later. */
@@ -68,12 +78,17 @@ export interface LocalRealtime {
   /** e.g. ws://127.0.0.1:PORT/realtime/v1: `new RealtimeClient(url, {params: {apikey}})` appends /websocket. */
   url: string;
   port: number;
+  /** This calendar month's Realtime messages (UTC), stored and not yet stored. */
+  messagesThisMonth(): number;
   close(): Promise<void>;
 }
 
 /** The stand-in's options from the MANETTE_REALTIME_* settings (api/config/settings.ts). */
 export function standInOptions(s: QuotaSettings & { MANETTE_REALTIME_PRIVATE_ONLY: PrivateOnly; MANETTE_REALTIME_DELIVERY: Delivery }) {
-  return { quotas: quotasFrom(s), privateOnly: s.MANETTE_REALTIME_PRIVATE_ONLY, delivery: s.MANETTE_REALTIME_DELIVERY };
+  return {
+    quotas: quotasFrom(s), monthlyQuota: monthlyQuotaFrom(s),
+    privateOnly: s.MANETTE_REALTIME_PRIVATE_ONLY, delivery: s.MANETTE_REALTIME_DELIVERY,
+  };
 }
 
 const WS_PATH = '/realtime/v1/websocket';
@@ -93,7 +108,21 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
   const jwtKeys: TenantKeys = project ? project.realtimeKeys() : { secret: new TextEncoder().encode(opts.jwtSecret!), jwks: opts.jwtJwks };
   const quotas = opts.quotas ?? PLANS.free;
   const authorizer = createAuthorizer({ databaseUrl: opts.databaseUrl, log });
-  const hub = new Hub({ log, jwtKeys, authorizer, quotas, privateOnly: opts.privateOnly ?? 'manette' });
+  let usage: MonthlyUsage | undefined;
+  const hub = new Hub({
+    log, jwtKeys, authorizer, quotas, privateOnly: opts.privateOnly ?? 'manette',
+    countMessages: (n) => usage?.add(n), suspended: () => usage?.exhausted ?? false,
+  });
+  try {
+    usage = await MonthlyUsage.start({
+      databaseUrl: opts.databaseUrl, tenant: opts.usageTenant, quota: opts.monthlyQuota, now: opts.clock, log,
+      rate: () => hub.events.avg + hub.presence.avg, onExhausted: () => hub.disconnectAll(),
+    });
+  } catch (err) {
+    hub.stop();
+    await authorizer.close().catch(() => {});
+    throw new Error(`the local Realtime cannot keep the month's message count: ${(err as Error).message}`);
+  }
   const replication = await startReplication({
     databaseUrl: opts.databaseUrl,
     delivery: opts.delivery ?? 'hosted',
@@ -101,6 +130,7 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
     onMessage: (m) => hub.deliverDatabase(m),
   }).catch(async (err: unknown) => {
     hub.stop();
+    await usage?.close().catch(() => {});
     await authorizer.close().catch(() => {});
     throw err;
   });
@@ -148,6 +178,8 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname.replace(/\/+$/, '') !== WS_PATH) return rejectUpgrade(socket, 404, 'Not Found');
+    // UserSocket.connect: a suspended tenant (suspend: true) is refused before its token is read.
+    if (hub.suspended) return rejectUpgrade(socket, 403, 'Realtime was disabled for this tenant');
     const vsn = negotiateVsn(url.searchParams.get('vsn'));
     if (!vsn) return rejectUpgrade(socket, 400, `Unsupported vsn ${url.searchParams.get('vsn')} (1.0.0 or 2.0.0)`);
     // UserSocket.access_token: the x-api-key header wins over the apikey parameter.
@@ -175,6 +207,8 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
     const auth = await authorizeToken(token, jwtKeys);
     if (!auth.ok) return sendJson(res, 401, { error: `Unauthorized: ${handshakeError(auth.error)}` }, true);
     if (auth.claims.role !== 'service_role') return sendJson(res, 403, { error: 'Forbidden: only a service_role token may broadcast' }, true);
+    // BatchBroadcast.broadcast on a suspended tenant: {:error, :forbidden, "Tenant is suspended"}.
+    if (hub.suspended) return sendJson(res, 403, { message: 'Tenant is suspended' }, true);
     // Body limit = the WebSocket frame limit, refused without reading the rest.
     const tooLarge = { error: `Request body larger than ${MAX_FRAME_BYTES} bytes` };
     if (Number(header(req, 'content-length') ?? 0) > MAX_FRAME_BYTES) return sendJson(res, 413, tooLarge, true);
@@ -238,6 +272,7 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
   } catch (err) {
     await replication.close();
     hub.stop();
+    await usage?.close().catch(() => {});
     await authorizer.close();
     throw err;
   }
@@ -260,6 +295,7 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
   return {
     url: `ws://${urlHost}:${port}/realtime/v1`,
     port,
+    messagesThisMonth: () => usage?.total ?? 0,
     close() {
       closed ??= (async () => {
         closing = true;
@@ -271,6 +307,7 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
         await stopped;
         await replication.close();
         hub.stop();
+        await usage?.close().catch((err: Error) => log('warn', 'realtime: could not store the month\'s message count', { error: err.message }));
         await authorizer.close();
       })();
       return closed;

@@ -35,6 +35,21 @@ interface Overview {
     files: { mode: string; en_attente: number }[]; actions_par_minute: number;
     requetes: number; erreurs_client: number; erreurs_serveur: number;
   };
+  capacite: Capacity;
+}
+
+/** console/server/capacity.ts */
+interface Capacity {
+  plan: 'free' | 'pro' | 'pro-no-cap';
+  source: 'realtime_local' | 'estimation';
+  mois: string; fin_mois: string;
+  messages_mois: number; quota_mois: number; plafond: boolean;
+  messages_par_seconde: number | null; limite_par_seconde: number;
+  epuisement: string | null; epuise: boolean;
+  projection_fin_mois: number | null; depassement_usd: number | null;
+  estimation: { actions_mois: number; parties_mois: number; messages_mois: number; messages_par_seconde: number };
+  mis_a_jour_le: string | null;
+  taille_realtime_messages: number; taille_base: number | null; quota_base: number;
 }
 
 /** A line of a chart: its series, its name in both languages, its colour, its axis. */
@@ -181,6 +196,103 @@ function Tiles({ o }: { o: Overview }) {
   );
 }
 
+const PLAN_NAMES: Record<Capacity['plan'], Text> = {
+  free: { en: 'Free', fr: 'Free' },
+  pro: { en: 'Pro (spend cap on)', fr: 'Pro (plafond de dépenses activé)' },
+  'pro-no-cap': { en: 'Pro without spend cap / Team', fr: 'Pro sans plafond / Team' },
+};
+
+/** Bytes as kB, MB or GB (ko, Mo, Go in French; powers of 1024, as Supabase's dashboard shows sizes). */
+function size(bytes: number): string {
+  const units = currentLang() === 'fr' ? ['o', 'ko', 'Mo', 'Go'] : ['B', 'kB', 'MB', 'GB'];
+  let v = bytes;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
+  return `${num(v, i === 0 || v >= 100 ? 0 : 1)} ${units[i]}`;
+}
+
+/** A share of a quota: "< 0.1 %" rather than "0 %" once anything is used. */
+function share(part: number, whole: number): string {
+  return part > 0 && whole > 0 && (100 * part) / whole < 0.1 ? `< ${num(0.1, 1)} %` : percent(part, whole);
+}
+
+/** A bar of part / whole (capped at 100 %), red from 90 %. */
+function Gauge({ part, whole, label }: { part: number; whole: number; label: string }) {
+  const ratio = whole > 0 ? Math.min(1, part / whole) : 0;
+  return (
+    <div class={`gauge${ratio >= 0.9 ? ' gauge-high' : ''}`} role="meter" aria-label={label}
+      aria-valuemin={0} aria-valuemax={whole} aria-valuenow={Math.min(part, whole)}>
+      <span style={{ width: `${(100 * ratio).toFixed(1)}%` }} />
+    </div>
+  );
+}
+
+function day(iso: string): string {
+  return new Date(iso).toLocaleString(locale(), { weekday: 'long', day: 'numeric', month: 'long', hour: '2-digit', minute: '2-digit', timeZone: 'UTC', timeZoneName: 'short' });
+}
+
+/** The project's Realtime messages and database against its plan (docs/capacity.md). */
+function CapacityCard({ c }: { c: Capacity }) {
+  const local = c.source === 'realtime_local';
+  const rate = c.messages_par_seconde;
+  let runOut: string;
+  if (c.epuise) {
+    runOut = c.plafond
+      ? t({ en: 'Used: Realtime is refused until the month ends', fr: 'Épuisé : Realtime est refusé jusqu’à la fin du mois' })
+      : t({ en: 'Used: every further million costs $2.50', fr: 'Épuisé : chaque million de plus coûte 2,50 $' });
+  } else if (c.epuisement) {
+    runOut = day(c.epuisement);
+  } else if (rate === null) {
+    runOut = t({ en: 'Rate unknown (local Realtime not running)', fr: 'Rythme inconnu (Realtime local arrêté)' });
+  } else {
+    runOut = t({ en: 'Not this month', fr: 'Pas ce mois-ci' });
+  }
+  return (
+    <Card title={t({ en: 'Capacity · plan {plan}', fr: 'Capacité · plan {plan}' }, { plan: t(PLAN_NAMES[c.plan]) })}>
+      <div class="stats capacity" data-testid="capacity">
+        <Stat label={t({ en: 'Realtime messages per second', fr: 'Messages Realtime par seconde' })}
+          value={rate === null ? '—' : num(rate, 1)}
+          hint={t({ en: 'last minute · plan limit {n}/s', fr: 'dernière minute · limite du plan {n}/s' }, { n: num(c.limite_par_seconde) })} />
+        <div class="stat" data-testid="capacity-month">
+          <span class="stat-label">{t({ en: 'Realtime messages this month', fr: 'Messages Realtime ce mois-ci' })}</span>
+          <span class="stat-value">{num(c.messages_mois)}</span>
+          <Gauge part={c.messages_mois} whole={c.quota_mois} label={t({ en: 'Messages this month against the quota', fr: 'Messages du mois par rapport au quota' })} />
+          <span class="muted small">
+            {t({ en: '{p} of {q} ({cap})', fr: '{p} de {q} ({cap})' }, {
+              p: share(c.messages_mois, c.quota_mois), q: num(c.quota_mois),
+              cap: c.plafond ? t({ en: 'refused past it', fr: 'refusés au-delà' }) : t({ en: 'then $2.50 per million', fr: 'puis 2,50 $ le million' }),
+            })}
+          </span>
+        </div>
+        <Stat label={t({ en: 'Month’s quota runs out', fr: 'Quota du mois épuisé le' })} value={<span class="capacity-date" data-testid="capacity-runout">{runOut}</span>}
+          hint={c.projection_fin_mois === null ? undefined
+            : t({ en: 'at this rate, {n} messages by the end of the month{cost}', fr: 'à ce rythme, {n} messages à la fin du mois{cost}' },
+              { n: num(c.projection_fin_mois), cost: c.depassement_usd ? t({ en: ' (overage ${d})', fr: ' (dépassement {d} $)' }, { d: num(c.depassement_usd, 2) }) : '' })} />
+        <div class="stat" data-testid="capacity-database">
+          <span class="stat-label">{t({ en: 'Database', fr: 'Base de données' })}</span>
+          <span class="stat-value">{c.taille_base === null ? '—' : size(c.taille_base)}</span>
+          <Gauge part={c.taille_base ?? 0} whole={c.quota_base} label={t({ en: 'Database size against the plan', fr: 'Taille de la base par rapport au plan' })} />
+          <span class="muted small">
+            {t({ en: '{p} of {q} · realtime.messages {r}', fr: '{p} de {q} · realtime.messages {r}' },
+              { p: c.taille_base === null ? '—' : share(c.taille_base, c.quota_base), q: size(c.quota_base), r: size(c.taille_realtime_messages) })}
+          </span>
+        </div>
+      </div>
+      <p class="muted small" data-testid="capacity-source">
+        {local
+          ? t({
+            en: 'Counted by the local Realtime as Supabase bills them (each message sent, plus one per subscriber it reaches), this calendar month (UTC){at}. Sizes: realtime.messages keeps about 3 days of events; past 500 MB of database a Free project turns read-only.',
+            fr: 'Comptés par le Realtime local comme Supabase les facture (chaque message envoyé, plus un par abonné qui le reçoit), ce mois civil (UTC){at}. Tailles : realtime.messages garde environ 3 jours d’événements ; au-delà de 500 Mo de base, un projet Free passe en lecture seule.',
+          }, { at: c.mis_a_jour_le ? t({ en: ', stored at {t}', fr: ', enregistrés à {t}' }, { t: new Date(c.mis_a_jour_le).toLocaleTimeString(locale()) }) : '' })
+          : t({
+            en: 'Estimate: Supabase keeps this project’s real usage (dashboard, Usage); the console cannot read it. Counted here from the match history: {a} actions in the {m} matches created this month, 2 events per action, each 1 message plus 1 per participant. Spectators and other subscribers are not known: the real count is higher.',
+            fr: 'Estimation : Supabase tient l’usage réel du projet (tableau de bord, Usage) ; la console ne peut pas le lire. Compté ici depuis l’historique des parties : {a} actions dans les {m} parties créées ce mois-ci, 2 événements par action, chacun 1 message plus 1 par participant. Les spectateurs et autres abonnés ne sont pas connus : le compte réel est plus élevé.',
+          }, { a: num(c.estimation.actions_mois), m: num(c.estimation.parties_mois) })}
+      </p>
+    </Card>
+  );
+}
+
 function OverviewView({ jeu, query }: PageProps) {
   useLang();
   const asked = query.get('periode');
@@ -209,6 +321,7 @@ function OverviewView({ jeu, query }: PageProps) {
         {(o) => (
           <>
             <Tiles o={o} />
+            <CapacityCard c={o.capacite} />
             <div class="overview-charts">
               {CHARTS.map((def) => (
                 <Card key={def.id} title={t(def.title)}>
