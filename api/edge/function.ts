@@ -14,6 +14,7 @@ import { createPool, verifyApiIdentityAtStart } from '../db/pool.js';
 import { buildFacade, supabaseRealtime } from '../app-factory.js';
 import { messageFor } from '../http/messages.js';
 import { hashOnCallingThread } from '../security/argon2.js';
+import { rateLimitedLines } from './log-rate.js';
 
 const FUNCTION_PATH = '/manette';
 
@@ -35,8 +36,10 @@ if (!settings.DATABASE_URL) {
 }
 if (!settings.MANETTE_REALTIME_URL) throw new Error('MANETTE_REALTIME_URL is not set (docs/deploy.md)');
 
-// Supabase keeps what the function writes to the console: one JSON line per log entry.
-const logger = pino({ level: settings.LOG_LEVEL }, { write: (line: string) => console.log(line.replace(/\n$/, '')) });
+// Supabase keeps what the function writes to the console: one JSON line per log entry,
+// at most 100 per 10 s (./log-rate.ts; request lines are summarized, api/http/request-log.ts).
+const writeLine = rateLimitedLines((line: string) => console.log(line.replace(/\n$/, '')), settings.MANETTE_EDGE_LOG_LINES_PER_10S);
+const logger = pino({ level: settings.LOG_LEVEL }, { write: writeLine });
 // The runtime starts no thread (and the bundle carries no worker module): argon2id runs on
 // this thread, one hash at a time (docs/deploy.md, "Passwords").
 hashOnCallingThread();
