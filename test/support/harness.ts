@@ -295,7 +295,8 @@ async function startEdgeTestApp(
   // The twin's edge runtime: the function in a worker under the CLI's limits (or opts.edgeLimits).
   const edge = await startEdgeRuntime({
     deno, functionDir: fn, port, cwd: path.resolve(fn, '..', '..', '..'), limits: opts.edgeLimits, onOutput: collect,
-    onEvent: (e) => { if (e.kind !== 'booted' && e.kind !== 'dropped') collect(`edge runtime: ${JSON.stringify(e)}\n`); },
+    // The supervisor's events go to the output kept for errors, not to the function's log lines.
+    onEvent: (e) => { if (e.kind !== 'booted' && e.kind !== 'dropped') output = (output + `edge runtime: ${JSON.stringify(e)}\n`).slice(-20_000); },
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
