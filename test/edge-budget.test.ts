@@ -47,6 +47,15 @@ describe('the hashing queue\'s CPU bound (the Edge Function\'s)', () => {
     expect(() => small.reserve()).toThrow(ApiError);
     first.cancel();
     expect(() => small.reserve().cancel()).not.toThrow();
+    // A ticket of two hashes (a keyed registration) counts twice.
+    const w = new HashingQueue(1, Infinity, 100, Infinity, 350);
+    const two = w.reserve(undefined, 2);
+    expect(() => w.reserve(undefined, 2)).toThrow(ApiError);
+    const one = w.reserve();
+    expect(() => w.reserve()).toThrow(ApiError);
+    two.cancel();
+    one.cancel();
+    expect(() => w.reserve(undefined, 3).cancel()).not.toThrow();
   });
 });
 

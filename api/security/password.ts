@@ -124,6 +124,8 @@ interface Lane { admitted: number; readonly waiting: Array<() => void> }
 export class HashingQueue {
   private running = 0;
   private reserved = 0;
+  /** Hashes of the tickets admitted and not finished (the CPU bound's count). */
+  private heldHashes = 0;
   private readonly lanes = new Map<string, Lane>();
   /** Lanes with a hash waiting for a place, in the order they are served. */
   private readonly rotation: string[] = [];
@@ -134,8 +136,9 @@ export class HashingQueue {
 
   /**
    * `cpuBoundMs` (the Edge Function): the most hashing, in ms of one hash's duration times
-   * the hashes running and admitted, that the process holds at once, this one included (at
-   * least one is always admitted). See EDGE_HASH_CPU_MS.
+   * the hashes of the tickets admitted and not finished, that the process holds at once,
+   * the new ticket's included (a ticket is always admitted when none is held). See
+   * EDGE_HASH_CPU_MS.
    */
   constructor(readonly parallelism = Math.max(1, availableParallelism() - 1), private readonly maxQueuedMs = 2_000,
     private calibratedMs = 300, maxTotalMs?: number, readonly cpuBoundMs?: number) {
@@ -178,15 +181,20 @@ export class HashingQueue {
     return { running: this.running, reserved: this.reserved, lanes };
   }
 
-  reserve(lane: string = UNCONFIRMED_LANE): HashTicket {
+  /** `hashes`: how many hashes the ticket's work computes (a keyed registration: 2), for the CPU bound. */
+  reserve(lane: string = UNCONFIRMED_LANE, hashes = 1): HashTicket {
     const held = this.running + this.reserved;
-    if (this.cpuBoundMs !== undefined && held > 0 && (held + 1) * this.hashMs > this.cpuBoundMs) {
+    if (this.cpuBoundMs !== undefined && this.heldHashes > 0 && (this.heldHashes + hashes) * this.hashMs > this.cpuBoundMs) {
       // Retry once the hashes held are done (a fresh worker may take it by then).
-      throw new ApiError(503, 'unavailable', { retryAfter: Math.max(1, Math.ceil((held * this.hashMs) / this.parallelism / 1000)) });
+      throw new ApiError(503, 'unavailable', { retryAfter: Math.max(1, Math.ceil((this.heldHashes * this.hashMs) / this.parallelism / 1000)) });
     }
+    this.heldHashes += hashes;
+    let holding = true;
+    const unhold = () => { if (holding) { holding = false; this.heldHashes -= hashes; } };
     if (held >= this.parallelism) {
       const [own, total] = [this.laneQueuedMs(lane), this.queuedMs()];
       if (own > this.maxQueuedMs || total > this.maxTotalMs) {
+        unhold();
         throw new ApiError(503, 'unavailable', { retryAfter: Math.max(1, Math.ceil((total > this.maxTotalMs ? total : own) / 1000)) });
       }
     }
@@ -219,13 +227,14 @@ export class HashingQueue {
         try {
           return await fn();
         } finally {
+          unhold();
           this.recentMs.push(performance.now() - started);
           if (this.recentMs.length > 20) this.recentMs.shift();
           this.hashMs = Math.min(this.calibratedMs, ...this.recentMs);
           this.handOver();
         }
       },
-      cancel: release,
+      cancel: () => { if (!settled) { release(); unhold(); } },
     };
   }
 
@@ -341,9 +350,9 @@ export async function reserveHashThen<T>(cost: PasswordCost, start: () => Promis
   }
 }
 
-/** A place in the hashing queue, in the lane of the request's API key (see hashingLane). */
-export function hashTicket(cost: PasswordCost, key: string | undefined): HashTicket {
-  return hashingQueue(cost).reserve(hashingLane(key));
+/** A place in the hashing queue, in the lane of the request's API key (see hashingLane), for `hashes` hashes. */
+export function hashTicket(cost: PasswordCost, key: string | undefined, hashes = 1): HashTicket {
+  return hashingQueue(cost).reserve(hashingLane(key), hashes);
 }
 
 /** argon2id of `password` with the cost's parameters (or `params`), `length` bytes, in the caller's ticket. */
