@@ -38,7 +38,8 @@ export function buildFacade(
   opts: { pool: Pool; settings: Settings; realtime: Deps['realtime'] }, logger: Logger,
 ): express.Express {
   // Measures the cost of a hash now, not at the first login; its parallelism is this
-  // process's share of the cores (MANETTE_HASH_PARALLELISM, set per worker by `manette start`).
-  hashingQueue(passwordCost(opts.settings), opts.settings.MANETTE_HASH_PARALLELISM);
+  // process's share of the cores (MANETTE_HASH_PARALLELISM, set per worker by `manette start`);
+  // in the Edge Function, the hashing a worker holds is bounded (MANETTE_EDGE_HASH_CPU_MS).
+  hashingQueue(passwordCost(opts.settings), opts.settings.MANETTE_HASH_PARALLELISM, opts.settings.MANETTE_EDGE_HASH_CPU_MS);
   return createApp({ ...opts, verifyGoogleIdToken: createGoogleVerifier(opts.settings.MANETTE_GOOGLE_JWKS_URL) }, logger);
 }

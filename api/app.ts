@@ -11,6 +11,7 @@ import { Reply, type Deps, type RouteDef } from './http/route.js';
 import { idempotencyOf } from './http/idempotency.js';
 import { PARSE_OPTIONS, fieldIssues, type Part } from './http/validation.js';
 import { requestLog } from './http/request-log.js';
+import { isDeno } from './security/argon2.js';
 import { startRequestStats } from './http/request-stats.js';
 import { rateLimiterStore } from './http/rate-limit-store.js';
 import { ApiJson, runAsApi, type RequestContext } from './db/pool.js';
@@ -30,7 +31,8 @@ export function createApp(deps: Deps, logger: Logger): express.Express {
   app.set('etag', false);
   app.set('trust proxy', deps.settings.TRUST_PROXY);
 
-  app.use(requestLog(logger));
+  // The Edge Function summarizes its request lines (Supabase keeps 100 log events per 10 s).
+  app.use(requestLog(logger, { summaryMs: (deps.settings.MANETTE_REQUEST_LOG_SUMMARY_S ?? (isDeno ? 10 : 0)) * 1000 }));
   // Answers counted per key, minute and status, flushed to the database every 5 s and when
   // the pool ends: the console's error rates (http/request-stats.ts).
   app.use(startRequestStats(deps.pool, logger).middleware);

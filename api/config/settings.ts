@@ -91,7 +91,18 @@ const Env = z.object({
   // Password hashes at once in this process; default: all cores but one, shared among the
   // workers of `manette start` (which sets it for each of them).
   MANETTE_HASH_PARALLELISM: z.coerce.number().int().min(1).max(1024).optional(),
+  // The Edge Function: the CPU time (ms) of password hashes one worker holds at once, running
+  // and waiting; past it, 503 with Retry-After (api/security/password.ts, EDGE_HASH_CPU_MS:
+  // 600 under Deno by default). 0: no bound.
+  MANETTE_EDGE_HASH_CPU_MS: z.coerce.number().int().min(0).max(60_000).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Request lines: 0, one per request; N, one summary line every N seconds (with the first
+  // few errored requests of each period on lines of their own): api/http/request-log.ts.
+  // Default 0 on Node, 10 in the Edge Function (Supabase keeps 100 log events per 10 s).
+  MANETTE_REQUEST_LOG_SUMMARY_S: z.coerce.number().int().min(0).max(3600).optional(),
+  // The Edge Function: the most log lines it writes in any 10 s (beyond, dropped and counted
+  // on the next line it writes): api/edge/log-rate.ts. 0: no limit.
+  MANETTE_EDGE_LOG_LINES_PER_10S: z.coerce.number().int().min(0).max(100_000).default(90),
   // Where `manette start` writes the API's request lines: `stdout`, or a file. Default: the
   // file `requests.log` in MANETTE_DATA_DIR when stdout is a terminal (they would scroll
   // the banner away), stdout otherwise. Warnings and errors always go to stdout too.

@@ -15,6 +15,7 @@ import { buildFacade, supabaseRealtime } from '../app-factory.js';
 import { messageFor } from '../http/messages.js';
 import { hashOnCallingThread } from '../security/argon2.js';
 import { realtimeKeyFromSupabaseEnv } from '../config/supabase-keys.js';
+import { rateLimitedLines } from './log-rate.js';
 
 const FUNCTION_PATH = '/manette';
 
@@ -39,8 +40,10 @@ if (!settings.DATABASE_URL) {
 }
 if (!settings.MANETTE_REALTIME_URL) throw new Error('MANETTE_REALTIME_URL is not set (docs/deploy.md)');
 
-// Supabase keeps what the function writes to the console: one JSON line per log entry.
-const logger = pino({ level: settings.LOG_LEVEL }, { write: (line: string) => console.log(line.replace(/\n$/, '')) });
+// Supabase keeps what the function writes to the console: one JSON line per log entry,
+// at most 100 per 10 s (./log-rate.ts; request lines are summarized, api/http/request-log.ts).
+const writeLine = rateLimitedLines((line: string) => console.log(line.replace(/\n$/, '')), settings.MANETTE_EDGE_LOG_LINES_PER_10S);
+const logger = pino({ level: settings.LOG_LEVEL }, { write: writeLine });
 if (supabaseUrl && realtimeKey?.source === 'SUPABASE_ANON_KEY (legacy)') {
   logger.warn('the realtime key given to games is the legacy anon key (SUPABASE_ANON_KEY): the project gave no publishable key '
     + '(SUPABASE_PUBLISHABLE_KEYS); games lose Realtime when the project disables its legacy API keys (docs/deploy.md)');

@@ -124,6 +124,8 @@ interface Lane { admitted: number; readonly waiting: Array<() => void> }
 export class HashingQueue {
   private running = 0;
   private reserved = 0;
+  /** Hashes of the tickets admitted and not finished (the CPU bound's count). */
+  private heldHashes = 0;
   private readonly lanes = new Map<string, Lane>();
   /** Lanes with a hash waiting for a place, in the order they are served. */
   private readonly rotation: string[] = [];
@@ -132,10 +134,21 @@ export class HashingQueue {
   private hashMs: number;
   private readonly maxTotalMs: number;
 
+  /**
+   * `cpuBoundMs` (the Edge Function): the most hashing, in ms of one hash's duration times
+   * the hashes of the tickets admitted and not finished, that the process holds at once,
+   * the new ticket's included (a ticket is always admitted when none is held). See
+   * EDGE_HASH_CPU_MS.
+   */
   constructor(readonly parallelism = Math.max(1, availableParallelism() - 1), private readonly maxQueuedMs = 2_000,
-    private calibratedMs = 300, maxTotalMs?: number) {
+    private calibratedMs = 300, maxTotalMs?: number, readonly cpuBoundMs?: number) {
     this.hashMs = calibratedMs;
     this.maxTotalMs = maxTotalMs ?? 2 * maxQueuedMs;
+  }
+
+  /** The duration of one hash the queue counts with (ms): the least of the calibration and the recent hashes. */
+  get oneHashMs(): number {
+    return this.hashMs;
   }
 
   /** The duration of one hash measured apart from the event loop: the ceiling of the estimate. */
@@ -168,10 +181,20 @@ export class HashingQueue {
     return { running: this.running, reserved: this.reserved, lanes };
   }
 
-  reserve(lane: string = UNCONFIRMED_LANE): HashTicket {
-    if (this.running + this.reserved >= this.parallelism) {
+  /** `hashes`: how many hashes the ticket's work computes (a keyed registration: 2), for the CPU bound. */
+  reserve(lane: string = UNCONFIRMED_LANE, hashes = 1): HashTicket {
+    const held = this.running + this.reserved;
+    if (this.cpuBoundMs !== undefined && this.heldHashes > 0 && (this.heldHashes + hashes) * this.hashMs > this.cpuBoundMs) {
+      // Retry once the hashes held are done (a fresh worker may take it by then).
+      throw new ApiError(503, 'unavailable', { retryAfter: Math.max(1, Math.ceil((this.heldHashes * this.hashMs) / this.parallelism / 1000)) });
+    }
+    this.heldHashes += hashes;
+    let holding = true;
+    const unhold = () => { if (holding) { holding = false; this.heldHashes -= hashes; } };
+    if (held >= this.parallelism) {
       const [own, total] = [this.laneQueuedMs(lane), this.queuedMs()];
       if (own > this.maxQueuedMs || total > this.maxTotalMs) {
+        unhold();
         throw new ApiError(503, 'unavailable', { retryAfter: Math.max(1, Math.ceil((total > this.maxTotalMs ? total : own) / 1000)) });
       }
     }
@@ -204,13 +227,14 @@ export class HashingQueue {
         try {
           return await fn();
         } finally {
+          unhold();
           this.recentMs.push(performance.now() - started);
           if (this.recentMs.length > 20) this.recentMs.shift();
           this.hashMs = Math.min(this.calibratedMs, ...this.recentMs);
           this.handOver();
         }
       },
-      cancel: release,
+      cancel: () => { if (!settled) { release(); unhold(); } },
     };
   }
 
@@ -265,20 +289,38 @@ interface Hasher { queue: HashingQueue; backend: Argon2Backend; params: Argon2Pa
 const hashers = new Map<string, Hasher>();
 
 /**
+ * The Edge Function's bound on the hashing one worker holds at once (running and waiting),
+ * in ms of CPU: Supabase's edge runtime retires a worker whose accumulated CPU time passes
+ * its soft limit (no new request goes to it) and terminates it, failing every request in
+ * flight, at its hard limit (1 s and 2 s in the Supabase CLI's emulation of hosted;
+ * docs/deploy.md, "Limits of Edge Functions"). Whatever a worker has used before, the CPU
+ * it can still spend once past the soft limit is that of the requests it holds then; a
+ * hash (55–125 ms of CPU, on the function's only thread) is nearly all of a login's or a
+ * register's. Holding at most 600 ms of hashes leaves 400 ms of the 1 s between the limits
+ * for the rest of those requests, so a burst of logins never gets a request terminated:
+ * past the bound, 503 `unavailable` with Retry-After, and the client's retry finds the
+ * hashes done or a fresh worker. A hash's duration counts as its CPU time (it computes on
+ * the calling thread, so its wall time is at least its CPU time). MANETTE_EDGE_HASH_CPU_MS
+ * changes it (0: no bound); only under Deno by default.
+ */
+export const EDGE_HASH_CPU_MS = 600;
+
+/**
  * One queue per process and cost, with its implementation. The cost of one hash is
  * measured when the queue is made (`npm start` and the Edge Function make it at boot):
  * synchronously with the native implementation, by one hash in a thread with WebAssembly
  * (until then a guess from the cost stands in). `parallelism`: hashes at once (default all
  * cores but one; 1 under Deno, where an Edge Function's CPU is one core's share at most).
  */
-function hasher(cost: PasswordCost, parallelism?: number): Hasher {
+function hasher(cost: PasswordCost, parallelism?: number, cpuBoundMs?: number): Hasher {
   const key = keyOf(cost);
   let h = hashers.get(key);
   if (!h) {
     const params = paramsOf(cost);
     const backend = argon2Backend(cost.hasher ?? 'auto', parallelism ?? (isDeno ? 1 : Math.max(1, availableParallelism() - 1)));
+    const bound = cpuBoundMs ?? (isDeno ? EDGE_HASH_CPU_MS : 0);
     // About 2.5 ms per MiB-pass for WebAssembly here, 0.6 for native: the slower, until measured.
-    const queue = new HashingQueue(backend.threads, undefined, Math.max(1, (params.m / 1024) * params.t * 2.5));
+    const queue = new HashingQueue(backend.threads, undefined, Math.max(1, (params.m / 1024) * params.t * 2.5), undefined, bound > 0 ? bound : undefined);
     const measured = backend.measure(params);
     if (typeof measured === 'number') queue.calibrate(measured);
     else measured.then((ms) => queue.calibrate(ms), () => { /* the guess stays; a real hash will fail loudly */ });
@@ -287,8 +329,9 @@ function hasher(cost: PasswordCost, parallelism?: number): Hasher {
   return h;
 }
 
-export function hashingQueue(cost: PasswordCost, parallelism?: number): HashingQueue {
-  return hasher(cost, parallelism).queue;
+/** The queue of a cost (made at the first call: `parallelism` and `cpuBoundMs`, EDGE_HASH_CPU_MS, apply then). */
+export function hashingQueue(cost: PasswordCost, parallelism?: number, cpuBoundMs?: number): HashingQueue {
+  return hasher(cost, parallelism, cpuBoundMs).queue;
 }
 
 /**
@@ -307,9 +350,9 @@ export async function reserveHashThen<T>(cost: PasswordCost, start: () => Promis
   }
 }
 
-/** A place in the hashing queue, in the lane of the request's API key (see hashingLane). */
-export function hashTicket(cost: PasswordCost, key: string | undefined): HashTicket {
-  return hashingQueue(cost).reserve(hashingLane(key));
+/** A place in the hashing queue, in the lane of the request's API key (see hashingLane), for `hashes` hashes. */
+export function hashTicket(cost: PasswordCost, key: string | undefined, hashes = 1): HashTicket {
+  return hashingQueue(cost).reserve(hashingLane(key), hashes);
 }
 
 /** argon2id of `password` with the cost's parameters (or `params`), `length` bytes, in the caller's ticket. */

@@ -1,6 +1,5 @@
 // Test harness: a clean database per test file (cloned from the migrated template) and
 // the real façade on a real HTTP port. No mocks of our own database.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFile, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,7 +12,7 @@ import { createApiServer, DEFAULT_LIMITS, type NodeServerLimits } from '../../ap
 import { createPool, type Pool } from '../../api/db/pool.js';
 import { realtimeKeyCheck } from '../../api/server.js';
 import { standInOptions, startLocalRealtime, type LocalRealtime } from '../../twin/realtime/server.js';
-import { EDGE_RUNTIME_DENO_VERSION, edgeRuntimeArgs, edgeRuntimeDeno } from '../../twin/edge-runtime.js';
+import { EDGE_RUNTIME_DENO_VERSION, edgeRuntimeDeno, startEdgeRuntime, type EdgeLimits, type EdgeRuntime } from '../../twin/edge-runtime.js';
 import { readSettings, type Settings } from '../../api/config/settings.js';
 import { applyGameFile } from '../../api/config/apply.js';
 import { createGoogleVerifier } from '../../api/security/google.js';
@@ -90,6 +89,8 @@ export interface TestApp {
   realtimeUrl?: string;
   /** The local Realtime stand-in, when started with `realtime: true`. */
   realtime?: StandIn;
+  /** Edge mode: the twin's edge runtime running the function (its workers and their limits' events). */
+  edge?: EdgeRuntime;
   /** Applies a game config object (through the real `apply` path) and returns its key. */
   applyGame(config: Record<string, unknown>): Promise<string>;
   /** A query as `postgres` (the project's owner, not a superuser), for assertions about what was stored. */
@@ -141,6 +142,8 @@ export async function startTestApp(
     server?: 'node' | 'edge';
     /** Edge mode: another function folder (index.ts, deno.json) than this repo's, e.g. a studio's. */
     edgeFunctionDir?: string;
+    /** Edge mode: the edge runtime's per-worker limits, if not the Supabase CLI's (twin/edge-runtime.ts). */
+    edgeLimits?: Partial<EdgeLimits>;
     /** Node mode: the URL the façade's pool connects to (e.g. through a pooler), if not the database's own. */
     poolUrl?: string;
     /** Node mode: the façade's database deadline (statement_timeout), if not DATABASE_DEADLINE_MS. */
@@ -192,7 +195,7 @@ export async function startTestApp(
 
 /** applyGame, sql and close over what both servers (Node, Deno) share; `stopServer` stops the server itself. */
 async function testAppHandle(
-  parts: Pick<TestApp, 'baseUrl' | 'databaseUrl' | 'settings' | 'pool' | 'realtimeSecret' | 'signer' | 'realtimeUrl' | 'realtime'>,
+  parts: Pick<TestApp, 'baseUrl' | 'databaseUrl' | 'settings' | 'pool' | 'realtimeSecret' | 'signer' | 'realtimeUrl' | 'realtime' | 'edge'>,
   admin: pg.Pool, stopServer: () => Promise<void>,
 ): Promise<TestApp> {
   const dir = await mkdtemp(path.join(tmpdir(), 'manette-game-'));
@@ -260,7 +263,7 @@ export async function functionDatabaseUrl(dbUrl: string, admin: pg.Pool): Promis
  * global-setup deployed for `npm run test:edge`.
  */
 async function startEdgeTestApp(
-  env: Record<string, string>, databaseUrl: string | undefined, opts: { logs?: string[]; realtime?: boolean; edgeFunctionDir?: string },
+  env: Record<string, string>, databaseUrl: string | undefined, opts: { logs?: string[]; realtime?: boolean; edgeFunctionDir?: string; edgeLimits?: Partial<EdgeLimits> },
 ): Promise<TestApp> {
   const deno = denoBinary();
   if (!deno) throw new Error('edge mode: the deno-edge-runtime package is not installed (npm install)');
@@ -287,34 +290,30 @@ async function startEdgeTestApp(
     ? await startStandIn(dbUrl, { ...settings, MANETTE_REALTIME_JWT_SECRET: realtimeSecret }, pool)
     : undefined;
   const port = await freePort();
-  const child = spawn(deno, edgeRuntimeArgs(fn), {
-    cwd: path.resolve(fn, '..', '..', '..'),
-    stdio: ['ignore', 'pipe', 'pipe'],
+  let output = '';
+  const collect = (text: string) => {
+    output = (output + text).slice(-20_000);
+    if (opts.logs) opts.logs.push(...text.split('\n').filter(Boolean));
+  };
+  // The twin's edge runtime: the function in a worker under the CLI's limits (or opts.edgeLimits).
+  const edge = await startEdgeRuntime({
+    deno, functionDir: fn, port, cwd: path.resolve(fn, '..', '..', '..'), limits: opts.edgeLimits, onOutput: collect,
+    // The supervisor's events go to the output kept for errors, not to the function's log lines.
+    onEvent: (e) => { if (e.kind !== 'booted' && e.kind !== 'dropped') output = (output + `edge runtime: ${JSON.stringify(e)}\n`).slice(-20_000); },
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
-      DENO_NO_UPDATE_CHECK: '1',
       ...settingsEnv,
-      PORT: String(port),
-      HOST: '127.0.0.1',
       DATABASE_URL: functionDb.url,
       MANETTE_PUBLIC_URL: env.MANETTE_PUBLIC_URL ?? `http://127.0.0.1:${port}${EDGE_PREFIX}`,
       MANETTE_REALTIME_URL: realtime?.url ?? env.MANETTE_REALTIME_URL ?? 'ws://127.0.0.1:1/realtime/v1',
       MANETTE_REALTIME_JWT_SECRET: realtimeSecret,
     },
   });
-  let output = '';
-  const collect = (chunk: Buffer) => {
-    const text = chunk.toString();
-    output = (output + text).slice(-20_000);
-    if (opts.logs) opts.logs.push(...text.split('\n').filter(Boolean));
-  };
-  child.stdout!.on('data', collect);
-  child.stderr!.on('data', collect);
-  const stop = () => stopChild(child);
+  const stop = () => edge.close();
   const baseUrl = `http://127.0.0.1:${port}${EDGE_PREFIX}${BASE_PATH}`;
   try {
-    await waitForHealth(`http://127.0.0.1:${port}${EDGE_PREFIX}/health`, child, () => output);
+    await waitForHealth(`http://127.0.0.1:${port}${EDGE_PREFIX}/health`, edge, () => output);
   } catch (err) {
     await stop();
     await functionDb.pooler?.stop();
@@ -323,7 +322,7 @@ async function startEdgeTestApp(
     await admin.end();
     throw err;
   }
-  return testAppHandle({ baseUrl, databaseUrl: dbUrl, settings, pool, realtimeSecret, signer, realtimeUrl: realtime?.url, realtime },
+  return testAppHandle({ baseUrl, databaseUrl: dbUrl, settings, pool, realtimeSecret, signer, realtimeUrl: realtime?.url, realtime, edge },
     admin, async () => {
       await stop();
       await functionDb.pooler?.stop();
@@ -349,10 +348,11 @@ export async function loginApiRole(admin: pg.Pool | pg.Client, password: string)
 }
 
 /** Up to 60 s (Deno's first start compiles the façade) for /health to answer 200. */
-async function waitForHealth(url: string, child: ChildProcess, output: () => string): Promise<void> {
+async function waitForHealth(url: string, edge: EdgeRuntime, output: () => string): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the edge function exited (${child.exitCode}):\n${output()}`);
+    const exited = edge.events.find((e) => e.kind === 'exited');
+    if (exited) throw new Error(`the edge function exited (${exited.exit}):\n${output()}`);
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
       if (res.status === 200) return;
@@ -360,16 +360,6 @@ async function waitForHealth(url: string, child: ChildProcess, output: () => str
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`the edge function did not answer /health within 60 s:\n${output()}`);
-}
-
-/** SIGTERM, then SIGKILL after 5 s; resolves once the process is gone. */
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    child.once('exit', () => { clearTimeout(kill); resolve(); });
-    child.kill('SIGTERM');
-  });
 }
 
 export interface Reply<T = any> { status: number; body: T; headers: Headers; /** The body as sent. */ text: string }

@@ -29,7 +29,7 @@ export default defineRoute({
       const keyed = await keyedRegistration({
         password: body.password, idempotencyKey: ctx.idempotency.key, apiKey: ctx.key ?? '',
         pseudo: body.pseudo, email: body.email, bodyHash: ctx.idempotency.body_hash,
-      }, cost, hashTicket(cost, ctx.key));
+      }, cost, hashTicket(cost, ctx.key, 2)); // two hashes: the stored one and the retry secret
       ({ passwordHash: password_hash, token } = keyed);
       ctx.idempotency.body_hash = keyed.bodyHash;
     } else {
