@@ -57,7 +57,8 @@ describe.skipIf(!ready)('issue 32, done when: a new user\'s Edge-only deployment
     con = await startConsoleProcess({ DATABASE_URL: dbUrl, MANETTE_DATA_DIR: dataDir });
     if (haveBrowser) browser = await launchBrowser();
     const page = await deployPage();
-    const note = page.slice(page.indexOf('- **Turn timers**'), page.indexOf('- Games then call'));
+    const start = page.indexOf('- **Turn timers**');
+    const note = page.slice(start, page.indexOf('\n- ', start));
     jobs = [...note.matchAll(/`(select cron\.schedule\([^`]*\);)`/g)].map((m) => m[1]!);
   }, 900_000);
   afterAll(async () => {
@@ -93,7 +94,7 @@ describe.skipIf(!ready)('issue 32, done when: a new user\'s Edge-only deployment
     expect(res.status, route).toBe(200);
     return ((await res.json()) as { data: any }).data;
   }
-  async function overviewPage(): Promise<BrowserContext> {
+  async function newContext(): Promise<BrowserContext> {
     const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
     return context;
   }
@@ -129,7 +130,7 @@ describe.skipIf(!ready)('issue 32, done when: a new user\'s Edge-only deployment
     // The console's overview: the warning, through its route and on the page.
     expect(await consoleGet('/api/games/demo/sweep')).toEqual({ modes_minutes: ['1v1'], dernier_balayage: null, avertir: true });
     if (browser) {
-      const context = await overviewPage();
+      const context = await newContext();
       const page = await openWithLink(context, await con.freshLink(), '#/demo/overview');
       const warning = page.getByTestId('sweep-warning');
       await warning.waitFor();
@@ -267,7 +268,7 @@ describe.skipIf(!ready)('issue 32, done when: a new user\'s Edge-only deployment
     expect(capacity.messages_mois).toBe(3 * 2 * (1 + 2) + 2 + 1);
     expect(capacity.estimation).toMatchObject({ actions_mois: 3, parties_mois: 1, messages_mois: 3 * 2 * (1 + 2) + 2 * 2 + 1 });
     if (browser) {
-      const context = await overviewPage();
+      const context = await newContext();
       const page = await openWithLink(context, await con.freshLink(), '#/demo/overview');
       await page.getByTestId('capacity').waitFor();
       const month = page.locator('[data-testid="capacity-month"] .stat-value');
