@@ -7,7 +7,6 @@
 // one at once), and finds each of those writes in the audit page. Nothing asserts how long
 // anything took.
 import { copyFile, mkdtemp, readFile } from 'node:fs/promises';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,37 +15,18 @@ import { applyGameFile } from '../api/config/apply.js';
 import { freshDatabase, query } from './support/harness.js';
 import { startManette, stopManette, type ManetteProcess } from './support/manette-process.js';
 import { haveBrowser, launchBrowser, SCREENSHOT_DIR, warnIfNoBrowser } from './support/browser.js';
+import { startConsoleProcess, type ConsoleProcess } from './support/console.js';
 
 warnIfNoBrowser('console-done-when');
 const ROOT = path.join(import.meta.dirname, '..');
 const NEW_COLOUR = '#e17055';
 const NEW_RGB = 'rgb(225, 112, 85)';
 
-/** `manette console` as a studio runs it; resolves with its first one-time link. */
-async function startConsoleProcess(env: NodeJS.ProcessEnv, args: string[]): Promise<{ proc: ChildProcess; link: string; out(): string }> {
-  const proc = spawn(process.execPath, [path.join(ROOT, 'bin', 'manette.js'), 'console', '--port', '0', ...args], {
-    env: { ...process.env, LANG: 'en_US.UTF-8', LC_ALL: '', ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const link = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`manette console: no link after 90 s:\n${out}`)), 90_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = /Open\s+(http:\/\/127\.0\.0\.1:\d+\/\?secret=\S+)/.exec(out);
-      if (m && /ready/.test(out)) { clearTimeout(timer); resolve(m[1]!); }
-    };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    proc.on('exit', (code) => { clearTimeout(timer); reject(new Error(`manette console exited ${code}:\n${out}`)); });
-  });
-  return { proc, link, out: () => out };
-}
-
 describe.skipIf(!haveBrowser)('the studio console: a studio runs its live game', () => {
   let db: string;
   let gameFile: string;
   let service: ManetteProcess;
-  let consoleProc: { proc: ChildProcess; link: string; out(): string };
+  let consoleProc: ConsoleProcess;
   let browser: Browser;
   let key: string;
   let origin: string;

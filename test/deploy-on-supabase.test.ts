@@ -10,156 +10,52 @@
 // legacy API keys disabled, the legacy JWT secret revoked, signing keys with states. Then a
 // later rotation as the page tells it, and what Supabase does when its order is not kept:
 // a key imported but not rotated in (standby) signs tokens that Realtime refuses.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import { RealtimeClient, type RealtimeChannel, type RealtimeClientOptions } from '@supabase/realtime-js';
-import { SignJWT } from 'jose';
+import { createRealtimeSigner } from '../api/security/realtime-token.js';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startManagementApi, type ManagementApi } from '../twin/management-api/server.js';
-import { startLocalRealtime, type LocalRealtime } from '../twin/realtime/server.js';
-import { PLANS } from '../twin/realtime/quotas.js';
-import { ProjectKeys } from '../twin/realtime/project-keys.js';
-import { createRealtimeSigner } from '../api/security/realtime-token.js';
-import { havePgBouncer, PGBOUNCER, startPgBouncer, type RunningPooler } from '../twin/pooler/pgbouncer.js';
-import { edgeRuntimeArgs, edgeRuntimeDeno } from '../twin/edge-runtime.js';
-import { client, emptyDatabase, query, twinAdminUrlOf } from './support/harness.js';
-import { copyDeployment } from './support/deployed-function.js';
-import { freePort } from './support/net.js';
+import type { ManagementApi } from '../twin/management-api/server.js';
+import type { LocalRealtime } from '../twin/realtime/server.js';
+import type { ProjectKeys } from '../twin/realtime/project-keys.js';
+import type { RunningPooler } from '../twin/pooler/pgbouncer.js';
+import { client, query } from './support/harness.js';
+import {
+  API_DB_PASSWORD, JWT_SECRET, canDeployHere, commandsOf, documentedCommands, startHostedProject, type HostedProject,
+} from './support/hosted-project.js';
 
-const run = promisify(execFile);
-const REPO = path.resolve(import.meta.dirname, '..');
-const deno = edgeRuntimeDeno();
-const ready = havePgBouncer && !!deno;
-if (!havePgBouncer) console.warn(`deploy-on-supabase.test.ts skipped: ${PGBOUNCER} not found (apt-get install pgbouncer)`);
-if (!deno) console.warn('deploy-on-supabase.test.ts skipped: the deno-edge-runtime package is not installed');
+const ready = canDeployHere('deploy-on-supabase.test.ts');
 
-const JWT_SECRET = 'the-project-jwt-secret-of-at-least-thirty-two-chars';
-const API_DB_PASSWORD = 'a-long-random-password-for-the-function';
 const GAME = {
   jeu: 'deploy-path', nom: 'Deploy path',
   modes: { '1v1': { equipes: 2, joueurs_par_equipe: 1, regles: 'morpion', elo_ecart_initial: 10000 } },
 };
 
-/**
- * The page's block, split before step 6 (the platform must run the function in between);
- * its head (the exports), and its step 4 (the signing key) and step 5 (the settings) apart.
- */
-async function documentedCommands(): Promise<{ setup: string; check: string; head: string; key: string; settings: string }> {
-  const page = await readFile(path.join(REPO, 'docs', 'deploy.md'), 'utf8');
-  const block = /<!-- deploy-on-supabase: begin -->\n```sh\n([\s\S]*?)```\n<!-- deploy-on-supabase: end -->/.exec(page)?.[1];
-  if (!block) throw new Error('docs/deploy.md has no deploy-on-supabase block');
-  const step = (n: number) => block.indexOf(`# ${n}.`);
-  if ([1, 4, 5, 6].some((n) => step(n) < 0)) throw new Error('docs/deploy.md: the block\'s steps 1, 4, 5 and 6 are not all there');
-  return {
-    setup: block.slice(0, step(6)), check: block.slice(step(6)), head: block.slice(0, step(1)),
-    key: block.slice(step(4), step(5)), settings: block.slice(step(5), step(6)),
-  };
-}
-
-/** A script's commands, each whole (its `\`-continued lines joined), comments dropped. */
-const commandsOf = (script: string) => script.replace(/\\\n/g, ' ').split('\n').filter((l) => l.trim() !== '' && !l.trim().startsWith('#'));
-
 describe.skipIf(!ready)('docs/deploy.md, "Deploy on Supabase", on a twin of a hosted project', () => {
-  let work: string;
+  let hosted: HostedProject;
   let dbUrl: string;
   let dbName: string;
   let managementApi: ManagementApi;
   let pooler: RunningPooler;
   let realtime: LocalRealtime;
-  let fn: ChildProcess | undefined;
-  let fnOutput = '';
-  let functionBase: string;
   let setupOutput = '';
   let anonKey: string;
   let project: ProjectKeys;
-  let functionEnv: Record<string, string>;
   let cliEnv: NodeJS.ProcessEnv;
+  let functionBase: string;
   /** From the game: its API client, a player's session token, the match, a realtime config given then. */
   let played: { api: ReturnType<typeof client>; player: string; match: string; config: any } | undefined;
-  const rtClients: RealtimeClient[] = [];
-
-  /** The page's placeholders and hosts, as the twin has them. */
-  const substitute = (text: string) => {
-    const twin = new URL(dbUrl);
-    const pooled = new URL(pooler.url(dbUrl));
-    return text
-      .replaceAll("'<access token>'", `'${managementApi.accessToken}'`)
-      .replaceAll("'<ref>'", `'${managementApi.projectRef}'`)
-      // The twin's Postgres has no TLS, which the CLI tries first: its URL says so.
-      .replaceAll('<db password>@db.<ref>.supabase.co:5432/postgres', `${twin.password}@${twin.host}/${dbName}?sslmode=disable`)
-      .replaceAll("'<a long random password>'", `'${API_DB_PASSWORD}'`)
-      // Supavisor names its users <user>.<project ref>; PgBouncer knows them by their name.
-      .replaceAll('manette_api.$PROJECT_REF:', 'manette_api:')
-      .replaceAll('aws-0-<region>.pooler.supabase.com:6543/postgres', `${pooled.host}/${dbName}`)
-      .replaceAll('https://api.supabase.com', managementApi.url)
-      .replaceAll('mygame.json', path.join(work, 'mygame.json'))
-      .replaceAll('https://$PROJECT_REF.supabase.co/functions/v1/manette', functionBase);
-  };
-  const bash = (script: string, env: NodeJS.ProcessEnv) => run('bash', ['-euo', 'pipefail', '-c', script],
-    { cwd: REPO, env, timeout: 600_000, maxBuffer: 32 * 1024 * 1024 });
 
   beforeAll(async () => {
-    work = await mkdtemp(path.join(tmpdir(), 'manette-deploy-path-'));
-    await writeFile(path.join(work, 'mygame.json'), JSON.stringify(GAME));
-    dbUrl = await emptyDatabase('deploy_path');
-    dbName = new URL(dbUrl).pathname.slice(1);
-    // A project with Supabase's new keys: legacy API keys disabled, legacy JWT secret
-    // revoked, a Supabase-generated signing key in use.
-    project = new ProjectKeys({ legacyJwtSecret: JWT_SECRET, mode: 'new-keys' });
-    managementApi = await startManagementApi({ project });
-    pooler = await startPgBouncer({
-      databaseUrl: dbUrl, mode: 'transaction', users: [{ name: 'manette_api', password: API_DB_PASSWORD }],
-    });
-    // The project's legacy anon key, disabled: the platform may still set SUPABASE_ANON_KEY.
-    anonKey = await new SignJWT({ role: 'anon', iss: 'supabase' }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-      .setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(JWT_SECRET));
-    // The project's Realtime with the project's keys, set as the page says: private channels only.
-    realtime = await startLocalRealtime({
-      port: 0, databaseUrl: twinAdminUrlOf(dbUrl), project, quotas: PLANS.free, privateOnly: 'all', log: () => {},
-    });
-    functionBase = `http://127.0.0.1:${await freePort()}/manette`;
-
-    const { setup } = await documentedCommands();
-    const home = path.join(work, 'home');
-    cliEnv = {
-      ...process.env, ...(await managementApi.cliEnvironment(work)),
-      HOME: home, SUPABASE_YES: '1', // the CLI's prompts answered yes, as a person would
-    };
-    const out = await bash(substitute(setup), cliEnv);
-    setupOutput = out.stdout + out.stderr;
+    hosted = await startHostedProject({ databasePrefix: 'deploy_path', game: GAME });
+    ({ dbUrl, dbName, managementApi, pooler, realtime, project, anonKey, cliEnv, functionBase } = hosted);
+    setupOutput = await hosted.deploy();
   }, 900_000);
+  afterAll(async () => { await hosted?.close(); });
 
-  /** A realtime-js client as a game opens it with /realtime/config's answer. */
-  function realtimeClient(config: { url: string; key: string }): RealtimeClient {
-    const rt = new RealtimeClient(config.url, {
-      params: { apikey: config.key }, timeout: 5_000,
-      transport: WebSocket as unknown as RealtimeClientOptions['transport'],
-    });
-    rtClients.push(rt);
-    return rt;
-  }
-  /** Joins a topic: the channel once subscribed, else the reason Realtime gave. */
-  const joinTopic = (rt: RealtimeClient, topic: string, isPrivate: boolean, onBroadcast?: (m: any) => void) =>
-    new Promise<RealtimeChannel>((resolve, reject) => {
-      const channel = rt.channel(topic, { config: { private: isPrivate } }).on('broadcast', { event: '*' }, (m: any) => onBroadcast?.(m));
-      channel.subscribe((status, err) => {
-        if (status === 'SUBSCRIBED') resolve(channel);
-        else if (status !== 'CLOSED') { void rt.removeChannel(channel); reject(new Error(`${status} ${err?.message ?? ''}`)); }
-      });
-    });
-
-  afterAll(async () => {
-    for (const rt of rtClients) rt.disconnect();
-    if (fn && fn.exitCode === null) fn.kill('SIGKILL');
-    await realtime?.close();
-    await pooler?.stop();
-    await managementApi?.close();
-    if (work) await rm(work, { recursive: true, force: true });
-  });
+  const substitute = (text: string) => hosted.substitute(text);
+  const bash = (script: string, env: NodeJS.ProcessEnv) => hosted.bash(script, env);
+  const realtimeClient = (config: { url: string; key: string }) => hosted.realtimeClient(config);
+  const joinTopic: HostedProject['joinTopic'] = (...args) => hosted.joinTopic(...args);
+  const startFunction = () => hosted.startFunction();
 
   it('1–4: the migrations, the game, the function\'s user, its secrets and its files, each as the page says', async () => {
     const versions = (await query<{ n: number }>(dbUrl, 'select count(*)::int as n from supabase_migrations.schema_migrations'))[0]!.n;
@@ -186,43 +82,12 @@ describe.skipIf(!ready)('docs/deploy.md, "Deploy on Supabase", on a twin of a ho
     expect(setupOutput).toContain('"api_key"');
   });
 
-  /** The platform runs the uploaded function with the project's secrets (again after they change). */
-  async function startFunction(): Promise<void> {
-    if (fn && fn.exitCode === null) {
-      const exited = new Promise((r) => fn!.once('exit', r));
-      fn.kill('SIGKILL');
-      await exited;
-    }
-    const { dir } = await copyDeployment(managementApi.deployment('manette')!);
-    const port = new URL(functionBase).port;
-    functionEnv = {
-      PATH: process.env.PATH!, HOME: process.env.HOME!, DENO_NO_UPDATE_CHECK: '1',
-      ...Object.fromEntries(managementApi.secrets),
-      // What Supabase sets in every function's environment; its Realtime is the project's.
-      // The legacy anon key is there too, but the project disabled it.
-      SUPABASE_URL: realtime.url.replace(/^ws/, 'http').replace(/\/realtime\/v1$/, ''),
-      SUPABASE_PUBLISHABLE_KEYS: JSON.stringify(project.publishableKeys),
-      SUPABASE_ANON_KEY: anonKey,
-      PORT: port, HOST: '127.0.0.1', LOG_LEVEL: 'warn',
-      MANETTE_ARGON2_MEMORY_KIB: '1024', MANETTE_ARGON2_ITERATIONS: '1',
-    };
-    const child = spawn(deno!, edgeRuntimeArgs(dir), { cwd: path.resolve(dir, '..', '..', '..'), stdio: ['ignore', 'pipe', 'pipe'], env: functionEnv });
-    fn = child;
-    child.stdout!.on('data', (d: Buffer) => { fnOutput = (fnOutput + d.toString()).slice(-10_000); });
-    child.stderr!.on('data', (d: Buffer) => { fnOutput = (fnOutput + d.toString()).slice(-10_000); });
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline && child.exitCode === null) {
-      try { if ((await fetch(`${functionBase}/health`)).status === 200) break; } catch { /* not listening yet */ }
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-
   it('6: the platform runs what was uploaded, with those secrets, and it answers', async () => {
     await startFunction();
-    expect(fn!.exitCode, fnOutput).toBeNull();
+    expect(hosted.fn()!.exitCode, hosted.fnOutput()).toBeNull();
     const { check } = await documentedCommands();
     const { stdout } = await bash(substitute(check), { ...process.env });
-    expect(JSON.parse(stdout), fnOutput).toEqual({ ok: true, data: { database: 'ok' } });
+    expect(JSON.parse(stdout), hosted.fnOutput()).toEqual({ ok: true, data: { database: 'ok' } });
   }, 120_000);
 
   it('a game is played through it; its events reach the players on their private room, and a public join is refused', async () => {
@@ -297,7 +162,7 @@ describe.skipIf(!ready)('docs/deploy.md, "Deploy on Supabase", on a twin of a ho
 
     // Skipped rotation: the function starts and hands out tokens, which Realtime refuses.
     const skipped = (await api.get('/realtime/config', { token: player })).body;
-    expect(skipped.ok, JSON.stringify(skipped) + fnOutput).toBe(true);
+    expect(skipped.ok, JSON.stringify(skipped) + hosted.fnOutput()).toBe(true);
     const rt1 = realtimeClient(skipped);
     await rt1.setAuth(skipped.token);
     await expect(joinTopic(rt1, topic, true)).rejects.toThrow(signerRefusal(secondKid));
