@@ -105,10 +105,12 @@ const EXPECTED: Record<Setting, { players: number; spectator: number }> = {
 };
 
 describe.each(SETTINGS)('realtime.evenements %s', (s) => {
-  it('GET /realtime/config says the setting', async () => {
+  it('GET /realtime/config says the setting (the default by its absence: the seed\'s answer)', async () => {
     const p = await player(apis.get(s)!);
-    expect((await p.api.get('/realtime/config', { token: p.token })).body).toMatchObject({ evenements: s, channel_prefix: 'manette_partie_' });
-    expect((await p.api.get('/realtime/config')).body.evenements).toBe(s);
+    const said = s === 'action_etat' ? undefined : s;
+    expect((await p.api.get('/realtime/config', { token: p.token })).body).toMatchObject({ channel_prefix: 'manette_partie_', private: true });
+    expect((await p.api.get('/realtime/config', { token: p.token })).body.evenements).toBe(said);
+    expect((await p.api.get('/realtime/config')).body.evenements).toBe(said);
   }, T);
 
   it(`a 1v1 action: what each player receives, and ${EXPECTED[s].players} billed messages`, async () => {

@@ -25,13 +25,13 @@ export default defineRoute({
   summary: 'Where to subscribe to realtime events (Phoenix / Supabase Realtime), and the player’s token',
   description: 'Without x-player-token, `token` and `token_expire_le` are null. With it: a JWT for private rooms '
     + '(`access_token` of phx_join, or realtime-js’s `setAuth`), valid for at most ten minutes (renew it before `token_expire_le`) and never past the session. '
-    + '`evenements` is the game’s realtime.evenements: `action_etat` (`action` then `etat` on the match room), `etat` (one `etat` '
-    + 'carrying `action`, on the room) or `etat_aux_autres` (that `etat` on the other participants’ channels `manette_joueur_<id>`, '
-    + 'on the room only in a mode with spectators).',
+    + '`evenements`, present when the game file’s realtime.evenements is not the default `action_etat` (`action` then `etat` on the '
+    + 'match room, as when absent): `etat` (one `etat` carrying `action`, on the room) or `etat_aux_autres` (that `etat` on the '
+    + 'other participants’ channels `manette_joueur_<id>`, on the room only in a mode with spectators).',
   auth: 'key',
   response: z.object({
     url: z.string(), key: z.string(), channel_prefix: z.string(), private: z.boolean(),
-    evenements: z.enum(['action_etat', 'etat', 'etat_aux_autres']),
+    evenements: z.enum(['etat', 'etat_aux_autres']).optional(),
     token: z.string().nullable(), token_expire_le: z.string().nullable(),
   }),
   async handler({ ctx, deps }) {
@@ -51,7 +51,8 @@ export default defineRoute({
       key: deps.realtime.key || (ctx.key as string),
       channel_prefix: CHANNEL_PREFIX,
       private: cfg.private,
-      evenements: cfg.evenements ?? 'action_etat',
+      // Only when not the default: a game that keeps the seed's events gets the seed's answer.
+      ...(cfg.evenements && cfg.evenements !== 'action_etat' ? { evenements: cfg.evenements } : {}),
       token,
       token_expire_le: tokenExpires,
     };
