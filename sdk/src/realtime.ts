@@ -120,6 +120,8 @@ export class RealtimeHub {
   }
 
   private readonly topics = new Map<string, Shared>();
+  /** Channels being left, by topic: realtime-js keeps one channel per topic, so a new one waits for the old one to go. */
+  private readonly leaving = new Map<string, Promise<unknown>>();
 
   /** One realtime-js channel on `topic`, its events and (re)joins told to every listener. */
   private channel(client: RtClient, cfg: RealtimeConfig, topic: string, isPrivate: boolean): Shared {
@@ -134,7 +136,11 @@ export class RealtimeHub {
       if (retry) clearTimeout(retry);
       const ch = channel;
       channel = undefined;
-      if (ch) await client.removeChannel(ch).catch(() => undefined);
+      if (!ch) return;
+      const left = client.removeChannel(ch).catch(() => undefined);
+      this.leaving.set(topic, left);
+      await left;
+      if (this.leaving.get(topic) === left) this.leaving.delete(topic);
     };
     const shared: Shared = { listeners, joined: false, close, ready: Promise.resolve() };
     shared.ready = new Promise<void>((resolve, reject) => {
@@ -184,8 +190,9 @@ export class RealtimeHub {
           }
         });
       };
-      // The first listener is added right after this returns: subscribe once it is there.
-      queueMicrotask(subscribe);
+      // The first listener is added right after this returns: subscribe once it is there (and
+      // once a channel of the same topic this client was leaving is gone).
+      void (this.leaving.get(topic) ?? Promise.resolve()).then(() => { if (!stopped) subscribe(); });
     });
     return shared;
   }
