@@ -16,6 +16,7 @@ const SETTINGS: Setting[] = ['action_etat', 'etat', 'etat_aux_autres'];
 const modes = {
   '1v1': { equipes: 2, joueurs_par_equipe: 1, regles: 'morpion', elo_ecart_initial: 10000 },
   vue: { equipes: 2, joueurs_par_equipe: 1, regles: 'morpion', elo_ecart_initial: 10000, spectateurs: true },
+  chrono: { equipes: 2, joueurs_par_equipe: 1, regles: 'morpion', elo_ecart_initial: 10000, delai_tour_s: 30, sur_delai: 'passe' },
 };
 const gameOf = (s: Setting) => ({
   jeu: `ev-${s.replace(/_/g, '-')}`, nom: `Événements ${s}`, modes,
@@ -180,6 +181,20 @@ describe('etat_aux_autres: the server\'s own actions reach every participant', (
     await waitUntil(() => gotX.length === 1 && gotO.length === 2, 'the end at both');
     for (const got of [gotX, gotO]) {
       expect(got.at(-1)).toMatchObject({ event: 'etat', payload: { statut: 'terminee', action: { joueur_id: null, action: 'fin_admin' } } });
+    }
+    expect(await roomRows(m.id)).toBe(0);
+  }, T);
+
+  it('a turn\'s expiry (delai_depasse) reaches both players, the one whose turn expired included', async () => {
+    const m = await match(apis.get('etat_aux_autres')!, 'chrono', true);
+    const [gotX, gotO] = [m.ownX!, m.ownO!];
+    // x's turn began 31 s ago: past delai_tour_s. A read applies the expiry (as the sweep would).
+    await app.sql(`update manette.matches set updated_at = clock_timestamp() - interval '31 s' where id = $1`, [m.id]);
+    const read = await m.o.api.get(`/match/state?partie_id=${m.id}`, { token: m.o.token });
+    expect(read.body.partie).toMatchObject({ numero_tour: 2, tour_joueur: m.o.id });
+    await waitUntil(() => gotX.length === 1 && gotO.length === 1, 'the expiry at both');
+    for (const got of [gotX, gotO]) {
+      expect(got[0]).toMatchObject({ event: 'etat', payload: { numero_tour: 2, tour_joueur: m.o.id, action: { joueur_id: null, action: 'delai_depasse', numero_tour: 1 } } });
     }
     expect(await roomRows(m.id)).toBe(0);
   }, T);
