@@ -17,6 +17,7 @@ export const COMPARISONS: { file: string; args: string[]; goal: string }[] = [
   { file: 'bench/facade.ts', args: [], goal: 'façade ≥ 0.8 × the bare node:http + pg server' },
   { file: 'bench/login.ts', args: [], goal: 'login and register ≥ 30/s with argon2id at OWASP\'s minimum' },
   { file: 'bench/realtime.ts', args: ['--rates', '100,200,400,600,800'], goal: '100 matches at 1 action/s: action → etat p50 < 10 ms, p99 < 50 ms; capacity at p99 < 100 ms' },
+  { file: 'bench/messages.ts', args: [], goal: 'Realtime messages per two-player action ≤ 3 in the economical setting (realtime.evenements etat_aux_autres)' },
   { file: 'bench/peer-colyseus.ts', args: [], goal: 'Manette ≥ 0.33 × Colyseus\'s actions/s at 100 matches, steady p50 ≤ 3 ×' },
 ];
 

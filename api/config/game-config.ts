@@ -187,9 +187,14 @@ export const GameConfig = z.strictObject({
   // Match rooms (docs/matches.md): private rooms readable by participants only (with
   // the token of GET /realtime/config), or public ones anyone with the match id may join;
   // diffusion_joueurs lets participants broadcast and track presence in their room.
+  // evenements: what an accepted action sends (docs/matches.md, "Events per action"):
+  // action_etat (the default), etat (one event carrying the action), etat_aux_autres (that
+  // event on the other participants' own channels). Optional without default, so older files
+  // are stored unchanged.
   realtime: z.strictObject({
     canaux: z.enum(['prives', 'publics']).default('prives'),
     diffusion_joueurs: z.boolean().default(false),
+    evenements: z.enum(['action_etat', 'etat', 'etat_aux_autres']).optional(),
   }).default({ canaux: 'prives', diffusion_joueurs: false }),
   panel: z.strictObject({
     theme: z.record(z.string(), z.string().max(500)).default({}),

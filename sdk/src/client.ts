@@ -256,8 +256,8 @@ export function createClient(options: ClientOptions): ManetteClient {
     }
   }
 
-  /** Subscriptions of this client, by match: told the `numero_tour` of each action it got accepted. */
-  const accepted = new Map<string, Set<(numeroTour: number) => void>>();
+  /** Subscriptions of this client, by match: told each action it got accepted (the HTTP answer, and the action as sent). */
+  const accepted = new Map<string, Set<(partie: Partie, played: { action: string; donnees: Record<string, unknown>; numero_tour?: number }) => void>>();
 
   const tablePath = (nom: string, id?: string) => `/tables/${encodeURIComponent(nom)}${id === undefined ? '' : `/${encodeURIComponent(id)}`}`;
 
@@ -480,7 +480,7 @@ export function createClient(options: ClientOptions): ManetteClient {
           const body: Record<string, unknown> = { partie_id, action, donnees };
           if (opts.numero_tour !== undefined) body.numero_tour = opts.numero_tour;
           const partie = (await call<{ partie: Partie }>('POST', '/match/action', { body })).partie;
-          for (const expect of accepted.get(partie_id) ?? []) expect(partie.numero_tour);
+          for (const told of accepted.get(partie_id) ?? []) told(partie, { action, donnees, numero_tour: opts.numero_tour ?? undefined });
           return partie;
         },
         subscribe: (handlers) => subscribeMatch(handle, handlers),
@@ -545,9 +545,32 @@ export function createClient(options: ClientOptions): ManetteClient {
     /** A `numero_tour` beyond the next one means an event was missed. */
     const gap = (numeroTour: unknown, ahead: number) => typeof numeroTour === 'number' && latest !== undefined
       && numeroTour > latest.numero_tour + ahead;
-    // The client's own accepted action: its `etat` should follow at once.
-    const expectOwn = (numeroTour: number) => {
-      if (stopped || (latest && latest.numero_tour >= numeroTour)) return;
+    // The game file's realtime.evenements (GET /realtime/config; absent: action_etat), and
+    // whether this client listens on its own channel (a participant in etat_aux_autres).
+    let setting: RealtimeConfig['evenements'] = 'action_etat';
+    let ownChannel = false;
+    const me = session.player?.id;
+    const played = (e: MatchActionEvent) => {
+      // Played in a turn after the last state known: an `etat` was missed.
+      if (gap(e.numero_tour, 0)) reread();
+      try { h.onAction?.(e); } catch (err) { reportAsync(err); }
+    };
+    // The client's own accepted action. On its own channel nothing comes back (the server
+    // sends it to the others only): the HTTP answer is delivered as the room would have,
+    // the action then its state. Elsewhere its `etat` should follow at once.
+    const expectOwn = (partie: Partie, sent: { action: string; donnees: Record<string, unknown>; numero_tour?: number }) => {
+      if (stopped) return;
+      if (ownChannel) {
+        lastHeard = Date.now();
+        const turn = sent.numero_tour ?? (latest && latest.numero_tour <= partie.numero_tour ? latest.numero_tour : partie.numero_tour);
+        if (!latest || partie.numero_tour > latest.numero_tour || Date.parse(partie.maj_le) > Date.parse(latest.maj_le)) {
+          try { h.onAction?.({ joueur_id: me ?? null, action: sent.action, donnees: sent.donnees, numero_tour: turn }); } catch (err) { reportAsync(err); }
+        }
+        deliver(partie);
+        return;
+      }
+      const numeroTour = partie.numero_tour;
+      if (latest && latest.numero_tour >= numeroTour) return;
       const t = setTimeout(() => {
         ownWaits.delete(t);
         if (!latest || latest.numero_tour < numeroTour) reread();
@@ -574,18 +597,36 @@ export function createClient(options: ClientOptions): ManetteClient {
     let channel: { stop(): Promise<void> };
     try {
       channel = await hub.join(
-        (cfg) => cfg.channel_prefix + handle.id,
+        async (cfg) => {
+          setting = cfg.evenements ?? 'action_etat';
+          if (setting !== 'etat_aux_autres' || !me) return cfg.channel_prefix + handle.id;
+          // etat_aux_autres: a participant hears the others' actions on its own channel; a
+          // spectator (or the console) on the room. Which one is this client: the state says.
+          const p = latest ?? await handle.state();
+          deliver(p);
+          ownChannel = p.participants.some((x) => x.joueur_id === me);
+          return ownChannel ? `manette_joueur_${me}` : cfg.channel_prefix + handle.id;
+        },
         {
           action: (payload) => {
             lastHeard = Date.now();
-            // Played in a turn after the last state known: an `etat` was missed.
-            if (gap((payload as MatchActionEvent).numero_tour, 0)) reread();
-            try { h.onAction?.(payload as MatchActionEvent); } catch (err) { reportAsync(err); }
+            played(payload as MatchActionEvent);
           },
           etat: (payload) => {
+            const p = payload as Partie & { action?: MatchActionEvent };
+            // A player's own channel carries the events of all its matches.
+            if (p.id !== handle.id) return;
             lastHeard = Date.now();
-            if (gap((payload as Partie).numero_tour, 1)) reread();
-            deliver(payload as Partie);
+            if (setting !== 'action_etat' && p.action && typeof p.action === 'object') {
+              // One event per action: the action it carries, then the state (as `etat` always was).
+              const { action, ...partie } = p;
+              played(action);
+              if (gap(partie.numero_tour, 1)) reread();
+              deliver(partie as Partie);
+              return;
+            }
+            if (gap(p.numero_tour, 1)) reread();
+            deliver(p);
           },
         },
         // Every (re)join follows a gap in which events may have been missed.

@@ -6,7 +6,7 @@ import type { RealtimeConfig } from './types.js';
 
 /** The part of @supabase/realtime-js used here (kept local so the SDK's types do not need it). */
 export interface RtChannel {
-  on(type: 'broadcast', filter: { event: string }, cb: (msg: { payload: unknown }) => void): RtChannel;
+  on(type: 'broadcast', filter: { event: string }, cb: (msg: { event?: string; payload: unknown }) => void): RtChannel;
   subscribe(cb?: (status: string, err?: Error) => void): RtChannel;
   unsubscribe(): Promise<unknown>;
 }
@@ -20,6 +20,8 @@ export interface RealtimeModule { RealtimeClient: new (url: string, opts: { para
 export type RealtimeLoader = () => Promise<RealtimeModule>;
 
 export interface ChannelHandle { stop(): Promise<void> }
+interface Listener { events: Record<string, (payload: unknown) => void>; onJoined: () => void; onFatal?: (err: ManetteError) => void }
+interface Shared { listeners: Set<Listener>; joined: boolean; ready: Promise<void>; close: () => Promise<void> }
 
 /** Renew this long before the token's expiry (it lasts ten minutes at most: renewed about every five). */
 const RENEW_BEFORE_MS = 60_000;
@@ -75,49 +77,99 @@ export class RealtimeHub {
   }
 
   /**
-   * Joins the topic `topicOf` names (private like the game's rooms unless `isPrivate` says), calls `onJoined` on every
-   * (re)join. Resolves once joined the first time; rejects when refused or not joined in time. A channel the server
-   * closes (a `system` error then `phx_close`: an expired token, a quota of the project) is not rejoined by realtime-js:
-   * it is joined again here, after a pause and with a fresh token.
+   * Joins the topic `topicOf` names (private like the game's rooms unless `isPrivate` says; a
+   * player's own channel `manette_joueur_<id>` always private), calls `onJoined` on every
+   * (re)join. Resolves once joined the first time; rejects when refused or not joined in time.
+   * A topic joined twice by this client (a player's own channel, heard by matchmaking and by
+   * the matches of realtime.evenements etat_aux_autres) is one channel, its events told to
+   * each. A channel the server closes (a `system` error then `phx_close`: an expired token, a
+   * quota of the project) is not rejoined by realtime-js: it is joined again here, after a
+   * pause and with a fresh token.
    */
-  async join(topicOf: (cfg: RealtimeConfig) => string, events: Record<string, (payload: unknown) => void>,
+  async join(topicOf: (cfg: RealtimeConfig) => string | Promise<string>, events: Record<string, (payload: unknown) => void>,
     onJoined: () => void, onFatal?: (err: ManetteError) => void, isPrivate?: boolean): Promise<ChannelHandle> {
     const { client, cfg } = await this.open();
+    const topic = await topicOf(cfg);
+    const listener: Listener = { events, onJoined, onFatal };
     this.users += 1;
-    const topic = topicOf(cfg);
+    let shared = this.topics.get(topic);
+    if (!shared) {
+      shared = this.channel(client, cfg, topic, isPrivate ?? (topic.startsWith('manette_joueur_') ? true : cfg.private));
+      this.topics.set(topic, shared);
+    } else if (shared.joined) {
+      // Joined already: this listener starts now (what came before is re-read by onJoined).
+      queueMicrotask(() => { if (shared!.listeners.has(listener)) onJoined(); });
+    }
+    const s = shared;
+    s.listeners.add(listener);
+    let left = false;
+    const stop = async () => {
+      if (left) return;
+      left = true;
+      s.listeners.delete(listener);
+      this.release();
+      if (s.listeners.size === 0) await s.close();
+    };
+    try {
+      await s.ready;
+    } catch (err) {
+      await stop();
+      throw err;
+    }
+    return { stop };
+  }
+
+  private readonly topics = new Map<string, Shared>();
+  /** Channels being left, by topic: realtime-js keeps one channel per topic, so a new one waits for the old one to go. */
+  private readonly leaving = new Map<string, Promise<unknown>>();
+
+  /** One realtime-js channel on `topic`, its events and (re)joins told to every listener. */
+  private channel(client: RtClient, cfg: RealtimeConfig, topic: string, isPrivate: boolean): Shared {
     let stopped = false;
     let channel: RtChannel | undefined;
     let retry: ReturnType<typeof setTimeout> | undefined;
-    const stop = async () => {
+    const listeners = new Set<Listener>();
+    const close = async () => {
       if (stopped) return;
       stopped = true;
+      if (this.topics.get(topic) === shared) this.topics.delete(topic);
       if (retry) clearTimeout(retry);
       const ch = channel;
       channel = undefined;
-      if (ch) await client.removeChannel(ch).catch(() => undefined);
-      this.release();
+      if (!ch) return;
+      const left = client.removeChannel(ch).catch(() => undefined);
+      this.leaving.set(topic, left);
+      await left;
+      if (this.leaving.get(topic) === left) this.leaving.delete(topic);
     };
-    await new Promise<void>((resolve, reject) => {
+    const shared: Shared = { listeners, joined: false, close, ready: Promise.resolve() };
+    shared.ready = new Promise<void>((resolve, reject) => {
       let first = true;
       let errors = 0;
       let closes = 0;
       const timeout = setTimeout(() => fail(new ManetteError({ code: 'realtime_unavailable', status: 0, message: this.text('join') })), JOIN_TIMEOUT_MS);
       const fail = (e: ManetteError) => {
         clearTimeout(timeout);
-        void stop();
-        if (first) { first = false; reject(e); } else onFatal?.(e);
+        const told = [...listeners];
+        void close();
+        if (first) { first = false; reject(e); } else for (const l of told) l.onFatal?.(e);
       };
       const subscribe = () => {
-        const ch = client.channel(topic, { config: { private: isPrivate ?? cfg.private } });
+        const ch = client.channel(topic, { config: { private: isPrivate } });
         channel = ch;
-        for (const [event, cb] of Object.entries(events)) ch.on('broadcast', { event }, (msg) => cb(msg.payload));
+        // Every event, told to the listeners that asked for it (whenever they joined).
+        ch.on('broadcast', { event: '*' }, (msg) => {
+          const event = msg.event;
+          if (event) for (const l of [...listeners]) l.events[event]?.(msg.payload);
+        });
         ch.subscribe((status, err) => {
           if (stopped || channel !== ch) return;
           if (status === 'SUBSCRIBED') {
             errors = 0;
             closes = 0;
+            shared.joined = true;
             if (first) { first = false; clearTimeout(timeout); resolve(); }
-            onJoined();
+            for (const l of [...listeners]) l.onJoined();
           } else if (status === 'CHANNEL_ERROR') {
             // Refused (expired token, not a participant) or the socket failed: realtime-js
             // retries the join by itself; a fresh token may be what it needs.
@@ -128,6 +180,7 @@ export class RealtimeHub {
           } else if (status === 'CLOSED') {
             if (first) return; // a refusal, counted above
             channel = undefined;
+            shared.joined = false;
             void client.removeChannel(ch).catch(() => undefined);
             const delay = Math.min(REJOIN_MAX_MS, 1000 * 2 ** closes++);
             retry = setTimeout(() => {
@@ -137,9 +190,11 @@ export class RealtimeHub {
           }
         });
       };
-      subscribe();
+      // The first listener is added right after this returns: subscribe once it is there (and
+      // once a channel of the same topic this client was leaving is gone).
+      void (this.leaving.get(topic) ?? Promise.resolve()).then(() => { if (!stopped) subscribe(); });
     });
-    return { stop };
+    return shared;
   }
 
   private release(): void {

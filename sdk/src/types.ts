@@ -110,6 +110,13 @@ export interface MatchActionEvent { joueur_id: string | null; action: string; do
 
 export interface RealtimeConfig {
   url: string; key: string; channel_prefix: string; private: boolean; token: string | null; token_expire_le: string | null;
+  /**
+   * The game file's realtime.evenements when not the default (absent: `action_etat`, an
+   * `action` then an `etat` on the match room): `etat` (one `etat` carrying `action`, on the
+   * room) or `etat_aux_autres` (that `etat` on the other participants' own channels). The SDK
+   * follows it by itself (docs/matches.md, "Events per action").
+   */
+  evenements?: 'action_etat' | 'etat' | 'etat_aux_autres';
 }
 
 /** Where the session is kept; `localStorage` by default. */

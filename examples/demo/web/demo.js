@@ -251,9 +251,12 @@ async function start() {
     // On a phone the match is below the panels: bring it into view.
     $('match').scrollIntoView({ block: 'start' });
     try {
-      // The room: `etat` is the official state after each accepted move (both players' moves,
-      // and the server's own: an expired turn). Spectators join it read-only, like players.
-      // `action` comes just before its `etat`: the page keeps the last one to say why a match ended.
+      // `onEtat` is the official state after each accepted move (both players' moves, and the
+      // server's own: an expired turn); `onAction` comes just before it: the page keeps the last
+      // one to say why a match ended. The demo's game file says "evenements": "etat_aux_autres"
+      // (docs/matches.md, "Events per action": 2 Realtime messages per move): the SDK then hears
+      // the other player's moves on this player's own channel and its own from the HTTP answer;
+      // spectators join the room read-only. The page is the same in every setting.
       const stop = await partie.subscribe({
         onEtat: draw,
         onAction: (a) => { if (current?.id === id) current.lastAction = a; },
@@ -303,7 +306,7 @@ async function start() {
     try {
       // numero_tour: a click on a board that is already out of date is refused (tour_perime).
       await current.handle.act(action, donnees, { numero_tour: current.partie.numero_tour });
-      // Nothing to draw here: the `etat` event does it, for both players alike.
+      // Nothing to draw here: the subscription's onEtat does it, for both players alike.
     } catch (err) {
       // A ManetteError: `message` is already in the player's language, `reason` is for code.
       showError(err.message);

@@ -13,10 +13,12 @@ create table manette.games (
   realtime_private boolean default true not null,
   realtime_players_write boolean default false not null,
   max_state_bytes integer default 65536 not null,
+  realtime_events text default 'action_etat'::text not null,
   constraint games_pkey PRIMARY KEY (id),
   constraint games_slug_key UNIQUE (slug),
   constraint games_max_state_bytes_check CHECK (max_state_bytes >= 1024 AND max_state_bytes <= 1048576),
   constraint games_name_check CHECK (length(name) >= 1 AND length(name) <= 200),
+  constraint games_realtime_events_check CHECK (realtime_events = ANY (ARRAY['action_etat'::text, 'etat'::text, 'etat_aux_autres'::text])),
   constraint games_session_ttl_check CHECK (session_ttl > '00:00:00'::interval),
   constraint games_slug_check CHECK (slug ~ '^[a-z0-9][a-z0-9_-]{0,62}$'::text)
 );
@@ -31,6 +33,7 @@ grant select on table manette.games to manette_engine;
 grant select on table manette.games to manette_realtime;
 
 comment on column manette.games.max_state_bytes is 'taille_max_etat of the game file: the largest etat_plateau (bytes of its jsonb text) an action may leave';
+comment on column manette.games.realtime_events is 'realtime.evenements of the game file: what an accepted action sends (action_etat: action then etat on the room; etat: one etat carrying the action on the room; etat_aux_autres: that etat on the other participants'' own channels, and on the room only when the mode has spectators)';
 
 -- Policies
 create policy "A game is visible to its own requests" on manette.games
