@@ -189,49 +189,54 @@ describe.skipIf(!ready)('issue 32, done when: a new user\'s Edge-only deployment
     const [x, o] = players[0]!.id === first ? [players[0]!, players[1]!] : [players[1]!, players[0]!];
     seats = { x, o };
 
-    // Both join their private room with realtime-js: the publishable key, their Manette token.
+    // Both join with realtime-js (the publishable key, their Manette token) where the demo's
+    // realtime.evenements, etat_aux_autres, sends a participant the others' actions: their own
+    // private channel (docs/matches.md, "Events per action").
     for (const p of [x, o]) {
       const config = (await api.get('/realtime/config', { token: p.token })).body;
-      expect(config).toMatchObject({ ok: true, url: hosted.realtime.url, key: hosted.project.publishableKeys.default, private: true });
+      expect(config).toMatchObject({ ok: true, url: hosted.realtime.url, key: hosted.project.publishableKeys.default, private: true,
+        evenements: 'etat_aux_autres' });
       const events: Event[] = [];
       got.set(p.id, events);
       const rt = hosted.realtimeClient(config);
       await rt.setAuth(config.token);
-      await hosted.joinTopic(rt, config.channel_prefix + matchId, true, (m) => events.push({ event: m.event, payload: m.payload }));
+      await hosted.joinTopic(rt, `manette_joueur_${p.id}`, true, (m) => events.push({ event: m.event, payload: m.payload }));
     }
     const both = (n: number, timeoutMs = 20_000) =>
       waitUntil(() => [x, o].every((p) => got.get(p.id)!.length >= n), `${n} events at both players`, timeoutMs, 20);
 
-    // X plays, O plays: each move reaches both players as `action` then `etat`.
+    // X plays, O plays: each move reaches the other player as one `etat` carrying it (the
+    // player who acted has the same partie in its HTTP answer).
     const moves: [typeof x, number][] = [[x, 4], [o, 0]];
-    for (const [i, [p, cell]] of moves.entries()) {
+    for (const [p, cell] of moves) {
       const r = await api.post('/match/action', { partie_id: matchId, action: 'jouer', donnees: { case: cell } }, { token: p.token });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
-      await both(2 * (i + 1));
     }
-    for (const p of [x, o]) {
+    await both(1);
+    for (const [p, other, cell, board] of [[o, x, 4, [null, null, null, null, 'X', null, null, null, null]],
+      [x, o, 0, ['O', null, null, null, 'X', null, null, null, null]]] as const) {
       const events = got.get(p.id)!;
-      expect(events.map((e) => e.event)).toEqual(['action', 'etat', 'action', 'etat']);
-      expect(events[3]!.payload).toMatchObject({ id: matchId, statut: 'en_cours', tour_joueur: x.id,
-        etat_plateau: { cases: ['O', null, null, null, 'X', null, null, null, null] } });
+      expect(events.map((e) => e.event)).toEqual(['etat']);
+      expect(events[0]!.payload).toMatchObject({ id: matchId, statut: 'en_cours', etat_plateau: { cases: board },
+        action: { joueur_id: other.id, action: 'jouer', donnees: { case: cell } } });
     }
     // X stops playing. Its turn expires 30 s after O's move (the timer of the demo's 1v1).
-    const lastEtat = got.get(x.id)![3]!.payload;
+    const lastEtat = got.get(x.id)![0]!.payload;
+    expect(lastEtat.tour_joueur).toBe(x.id);
     const expiry = lastEtat.tour_expire_le as string;
     expect(Date.parse(expiry) - Date.parse(lastEtat.maj_le)).toBe(30_000);
 
     // Nobody reads the match (a read would apply the expiry itself): the sweep must end it.
     // (The bound, the 30 s timer and a generous margin on a shared machine, only turns a hang into a failure.)
-    await both(6, 120_000).catch(() => { throw new Error(`the match was not ended: ${JSON.stringify([...got.values()])}`); });
+    // The server's own action has no player who acted: both players get it.
+    await both(2, 120_000).catch(() => { throw new Error(`the match was not ended: ${JSON.stringify([...got.values()])}`); });
     for (const p of [x, o]) {
       const events = got.get(p.id)!;
-      expect(events.map((e) => e.event)).toEqual(['action', 'etat', 'action', 'etat', 'action', 'etat']);
-      expect(events[4]!.payload).toMatchObject({
-        joueur_id: null, action: 'delai_depasse', numero_tour: 3, donnees: { joueur_id: x.id, sur_delai: 'abandon' },
-      });
+      expect(events.map((e) => e.event)).toEqual(['etat', 'etat']);
       // Ended at the expired instant itself: O wins by X's timeout.
-      expect(events[5]!.payload).toMatchObject({ id: matchId, statut: 'terminee', gagnant_id: o.id, tour_joueur: null,
-        tour_expire_le: null, termine_le: expiry, maj_le: expiry });
+      expect(events[1]!.payload).toMatchObject({ id: matchId, statut: 'terminee', gagnant_id: o.id, tour_joueur: null,
+        tour_expire_le: null, termine_le: expiry, maj_le: expiry,
+        action: { joueur_id: null, action: 'delai_depasse', numero_tour: 3, donnees: { joueur_id: x.id, sur_delai: 'abandon' } } });
     }
 
     // Ended by the scheduled sweep (pg_cron, as postgres), not by anything else: the one run
@@ -259,14 +264,15 @@ describe.skipIf(!ready)('issue 32, done when: a new user\'s Edge-only deployment
       return c.messages_mois === counted && hosted.realtime.messagesThisMonth() === counted ? c : undefined;
     }, 'the console\'s count equal to the Realtime\'s', 60_000, 500);
     expect(capacity).toMatchObject({ source: 'realtime_local', plan: 'free' });
-    // What Supabase bills for this match: its 3 actions (two moves and the timeout), 2 events
-    // each, each one message sent and one per subscribed player receiving it (2); its
-    // creation, `matched` to each player's own channel (sent, but received by nobody: the
-    // players learnt of the match from the matchmaking's HTTP answer) and one row to the
-    // game's topic. The console's estimate for a hosted project counts every participant
-    // as subscribed (docs/capacity.md): 2 more here.
-    expect(capacity.messages_mois).toBe(3 * 2 * (1 + 2) + 2 + 1);
-    expect(capacity.estimation).toMatchObject({ actions_mois: 3, parties_mois: 1, messages_mois: 3 * 2 * (1 + 2) + 2 * 2 + 1 });
+    // What Supabase bills for this match (etat_aux_autres, a spectated mode): each move, one
+    // row on the other player's channel, delivered once, and one row on the room (nobody
+    // watching): 3; the timeout, no player acted: one row per player, each delivered, and the
+    // room's: 5; its creation, `matched` to each player's own channel (sent, but received by
+    // nobody: the players learnt of the match from the matchmaking's HTTP answer) and one row
+    // to the game's topic: 3. The console's estimate for a hosted project counts each action
+    // as a move (3) and every participant as subscribed when matched (docs/capacity.md).
+    expect(capacity.messages_mois).toBe(2 * 3 + 5 + 3);
+    expect(capacity.estimation).toMatchObject({ actions_mois: 3, parties_mois: 1, messages_mois: 3 * 3 + 2 * 2 + 1 });
     if (browser) {
       const context = await newContext();
       const page = await openWithLink(context, await con.freshLink(), '#/demo/overview');

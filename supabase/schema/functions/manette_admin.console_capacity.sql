@@ -1,7 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette_admin.console_capacity()
--- Current definition from supabase/migrations/20261130001018_console_capacity.sql
+-- Current definition from supabase/migrations/20261130001020_console_capacity_events_setting.sql
+-- Earlier versions in: 20261130001018_console_capacity.sql
 -- Calls: manette.iso
 CREATE OR REPLACE FUNCTION manette_admin.console_capacity()
  RETURNS jsonb
@@ -39,15 +40,23 @@ begin
   end if;
 
   -- An estimate from the match history, for a hosted project (whose usage Supabase keeps):
-  -- each action sends two events (action, etat), each one message plus one per participant
-  -- it reaches; each match created sends `matched` to each participant's channel (one plus
+  -- each action's events as the game's realtime.evenements sends them (action_etat: two
+  -- rows on the room, each delivered to every participant; etat: one; etat_aux_autres: one
+  -- row per other participant, each delivered once, plus a room row when the mode has
+  -- spectators); each match created sends `matched` to each participant's channel (one plus
   -- one delivery each) and one row to the game's topic. Spectators, other subscribers and
-  -- client broadcasts are not known here: a lower bound. Read from the matches created this
+  -- client broadcasts are not known here, nor participants who were not subscribed: the
+  -- real count may differ either way (docs/capacity.md). Read from the matches created this
   -- month (their action count is on the match row, their seats in their mode), not from
   -- every action: the overview asks every 5 s. The last minute's rate reads that minute's
   -- actions (index on game_id, created_at).
   with month_matches as (
-    select m.last_action_seq as actions, mo.teams * mo.players_per_team as seats
+    select m.last_action_seq as actions, mo.teams * mo.players_per_team as seats,
+           case g.realtime_events
+             when 'action_etat' then 2 * (1 + mo.teams * mo.players_per_team)
+             when 'etat' then 1 + mo.teams * mo.players_per_team
+             else 2 * (mo.teams * mo.players_per_team - 1) + case when mo.spectators then 1 else 0 end
+           end as per_action
     from manette.games g
     cross join lateral (
       select x.mode, x.last_action_seq from manette.matches x
@@ -55,19 +64,23 @@ begin
     join manette.modes mo on mo.game_id = g.id and mo.code = m.mode
   ),
   last_minute as (
-    select count(*) * 2 * (1 + mo.teams * mo.players_per_team) as messages
+    select count(*) * (case g.realtime_events
+             when 'action_etat' then 2 * (1 + mo.teams * mo.players_per_team)
+             when 'etat' then 1 + mo.teams * mo.players_per_team
+             else 2 * (mo.teams * mo.players_per_team - 1) + case when mo.spectators then 1 else 0 end
+           end) as messages
     from manette.games g
     cross join lateral (
       select x.match_id from manette.match_actions x
       where x.game_id = g.id and x.created_at >= minute_ago) a
     join manette.matches m on m.id = a.match_id
     join manette.modes mo on mo.game_id = g.id and mo.code = m.mode
-    group by mo.id, mo.teams, mo.players_per_team
+    group by mo.id, mo.teams, mo.players_per_team, mo.spectators, g.realtime_events
   )
   select pg_catalog.jsonb_build_object(
     'actions_mois', coalesce((select sum(x.actions) from month_matches x), 0),
     'parties_mois', (select count(*) from month_matches),
-    'messages_mois', coalesce((select sum(x.actions * 2 * (1 + x.seats) + 2 * x.seats + 1) from month_matches x), 0),
+    'messages_mois', coalesce((select sum(x.actions * x.per_action + 2 * x.seats + 1) from month_matches x), 0),
     'messages_par_seconde', round(coalesce((select sum(l.messages) from last_minute l), 0) / 60.0, 1))
   into estimated;
 
