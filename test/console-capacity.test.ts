@@ -5,14 +5,14 @@
 // subscribed players through the real façade; on a project without it (as a hosted one,
 // whose usage only Supabase's dashboard has) an estimate from the match history, said so on
 // the page. Then the page in Chromium, English and French, desktop and phone.
-import WebSocket from 'ws';
-import { RealtimeClient, type RealtimeClientOptions } from '@supabase/realtime-js';
+import type { RealtimeClient } from '@supabase/realtime-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { client, startTestApp, type TestApp } from './support/harness.js';
 import { startTestConsole, type TestConsole } from './support/console.js';
 import { haveBrowser, launchBrowser, SCREENSHOT_DIR, warnIfNoBrowser } from './support/browser.js';
 import { waitUntil as waitFor } from './support/wait.js';
+import { joinPlayerRoom } from './support/player-room.js';
 // A bound only turns a hang into a failure: generous, the machine is shared.
 const waitUntil = <V>(fn: () => V | undefined | false | Promise<V | undefined | false>, what = 'condition', timeoutMs = 20_000, everyMs = 50) =>
   waitFor(fn, what, timeoutMs, everyMs);
@@ -114,19 +114,7 @@ describe('counted by the local Realtime', () => {
     await app?.close();
   });
 
-  async function subscribe(api: ReturnType<typeof client>, p: Player, room: string): Promise<unknown[]> {
-    const config = (await api.get('/realtime/config', { token: p.token })).body;
-    const c = new RealtimeClient(config.url, { params: { apikey: config.key }, transport: WebSocket as unknown as RealtimeClientOptions['transport'], timeout: 5_000 });
-    jsClients.push(c);
-    await c.setAuth(config.token);
-    const got: unknown[] = [];
-    const ch = c.channel(config.channel_prefix + room, { config: { private: true } }).on('broadcast', { event: '*' }, (m) => got.push(m.event));
-    await new Promise<void>((resolve, reject) => ch.subscribe((status, err) => {
-      if (status === 'SUBSCRIBED') resolve();
-      else if (status !== 'CLOSED') reject(new Error(`${status} ${err?.message ?? ''}`));
-    }));
-    return got;
-  }
+  const subscribe = (api: ReturnType<typeof client>, p: Player, room: string) => joinPlayerRoom(api, p.token, room, jsClients);
 
   it('the month\'s messages as the local Realtime stored them, its rate, the quota applied, the sizes', async () => {
     const api = client(app.baseUrl, await app.applyGame(GAME));

@@ -19,6 +19,7 @@ import { readSettings } from '../api/config/settings.js';
 import { startBlankTwin, type BlankTwin } from './support/blank-twin.js';
 import { client, startTestApp, type TestApp } from './support/harness.js';
 import { waitUntil as waitFor } from './support/wait.js';
+import { joinPlayerRoom } from './support/player-room.js';
 // A bound only turns a hang into a failure: generous, the machine is shared.
 const waitUntil = <V>(fn: () => V | undefined | false | Promise<V | undefined | false>, what = 'condition', timeoutMs = 20_000, everyMs = 50) =>
   waitFor(fn, what, timeoutMs, everyMs);
@@ -236,19 +237,7 @@ describe('a morpion action, through the façade', () => {
       expect(r.status).toBe(200);
     }
   }
-  async function subscribe(p: Player, room: string): Promise<unknown[]> {
-    const config = (await api.get('/realtime/config', { token: p.token })).body;
-    const c = new RealtimeClient(config.url, { params: { apikey: config.key }, transport: WebSocket as unknown as RealtimeClientOptions['transport'], timeout: 5_000 });
-    jsClients.push(c);
-    await c.setAuth(config.token);
-    const got: unknown[] = [];
-    const ch = c.channel(config.channel_prefix + room, { config: { private: true } }).on('broadcast', { event: '*' }, (m) => got.push(m.event));
-    await new Promise<void>((resolve, reject) => ch.subscribe((status, err) => {
-      if (status === 'SUBSCRIBED') resolve();
-      else if (status !== 'CLOSED') reject(new Error(`${status} ${err?.message ?? ''}`));
-    }));
-    return got;
-  }
+  const subscribe = (p: Player, room: string) => joinPlayerRoom(api, p.token, room, jsClients);
 
   it('costs 6 Realtime messages with both players subscribed: 2 rows (action, etat), each delivered to 2', async () => {
     const m = await match();
