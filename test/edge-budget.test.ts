@@ -7,14 +7,11 @@
 // Without the bound, the same burst does get requests terminated (546 WORKER_LIMIT).
 // Also measures the CPU time of a login, a register and a match action in the function
 // (printed; docs/deploy.md, "CPU per request").
-import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFunctionBundle, FUNCTION_DIR } from '../api/edge/bundle.js';
 import { ApiError } from '../api/errors.js';
 import { HashingQueue } from '../api/security/password.js';
 import { CLI_EDGE_LIMITS, type EdgeRuntime } from '../twin/edge-runtime.js';
+import { builtFunctionFolder, type FunctionFolder } from './support/function-folder.js';
 import { client, denoBinary, startTestApp, type TestApp } from './support/harness.js';
 
 const deno = denoBinary();
@@ -60,18 +57,13 @@ describe('the hashing queue\'s CPU bound (the Edge Function\'s)', () => {
 });
 
 describe.skipIf(!deno || !linux)('the Edge Function under the edge runtime\'s CPU limits', () => {
-  let root: string;
+  let folder: FunctionFolder;
   let fnDir: string;
-
   beforeAll(async () => {
-    // The function as `npm run build:function` makes it, in a folder of its own.
-    root = await mkdtemp(path.join(tmpdir(), 'manette-edge-budget-'));
-    fnDir = path.join(root, 'supabase', 'functions', 'manette');
-    await mkdir(fnDir, { recursive: true });
-    for (const f of ['index.ts', 'deno.json']) await copyFile(path.join(FUNCTION_DIR, f), path.join(fnDir, f));
-    await buildFunctionBundle(path.join(fnDir, 'manette.js'));
+    folder = await builtFunctionFolder('manette-edge-budget-');
+    fnDir = folder.fnDir;
   }, 120_000);
-  afterAll(async () => { await rm(root, { recursive: true, force: true }); });
+  afterAll(async () => { await folder?.remove(); });
 
   async function burst(app: TestApp, key: string, players: string[], count: number) {
     const api = client(app.baseUrl, key);

@@ -4,12 +4,9 @@
 // request (api/http/request-log.ts), and never more than 90 lines in any 10 s
 // (api/edge/log-rate.ts), counting what it dropped. Shown on the function built by
 // `npm run build:function`, under the twin's edge runtime, flooded with requests.
-import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFunctionBundle, FUNCTION_DIR } from '../api/edge/bundle.js';
 import { rateLimitedLines } from '../api/edge/log-rate.js';
+import { builtFunctionFolder, type FunctionFolder } from './support/function-folder.js';
 import { client, denoBinary, startTestApp } from './support/harness.js';
 
 const deno = denoBinary();
@@ -45,16 +42,13 @@ describe('rateLimitedLines', () => {
 });
 
 describe.skipIf(!deno)('the Edge Function\'s logs under a flood of requests', () => {
-  let root: string;
+  let folder: FunctionFolder;
   let fnDir: string;
   beforeAll(async () => {
-    root = await mkdtemp(path.join(tmpdir(), 'manette-edge-logs-'));
-    fnDir = path.join(root, 'supabase', 'functions', 'manette');
-    await mkdir(fnDir, { recursive: true });
-    for (const f of ['index.ts', 'deno.json']) await copyFile(path.join(FUNCTION_DIR, f), path.join(fnDir, f));
-    await buildFunctionBundle(path.join(fnDir, 'manette.js'));
+    folder = await builtFunctionFolder('manette-edge-logs-');
+    fnDir = folder.fnDir;
   }, 120_000);
-  afterAll(async () => { await rm(root, { recursive: true, force: true }); });
+  afterAll(async () => { await folder?.remove(); });
 
   async function flood(baseUrl: string, n: number): Promise<void> {
     const api = client(baseUrl);

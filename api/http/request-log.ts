@@ -16,6 +16,15 @@ declare module 'node:http' {
 
 const SANE_ID = /^[\w.-]{1,100}$/;
 
+/** The request's id: the caller's `x-request-id` when sane, else a new one; echoed in the answer. */
+function assignRequestId(req: Request, res: Response): string {
+  const incoming = req.headers['x-request-id'];
+  const id = typeof incoming === 'string' && SANE_ID.test(incoming) ? incoming : randomUUID();
+  req.id = id;
+  res.setHeader('x-request-id', id);
+  return id;
+}
+
 /**
  * `summaryMs` > 0 (the Edge Function; MANETTE_REQUEST_LOG_SUMMARY_S): instead of a line per
  * request, one `requests` line per period with the count of each status, the aborted ones
@@ -29,10 +38,7 @@ export function requestLog(logger: Logger, opts: { summaryMs?: number } = {}) {
   if (opts.summaryMs && opts.summaryMs > 0) return summarizedRequestLog(logger, opts.summaryMs);
   return (req: Request, res: Response, next: NextFunction) => {
     const started = performance.now();
-    const incoming = req.headers['x-request-id'];
-    const id = typeof incoming === 'string' && SANE_ID.test(incoming) ? incoming : randomUUID();
-    req.id = id;
-    res.setHeader('x-request-id', id);
+    const id = assignRequestId(req, res);
     const line = () => ({
       req: { id, method: req.method, url: req.originalUrl, remoteAddress: req.socket.remoteAddress },
       res: { statusCode: res.statusCode },
@@ -70,10 +76,7 @@ function summarizedRequestLog(logger: Logger, periodMs: number) {
   timer.unref?.();
   return (req: Request, res: Response, next: NextFunction) => {
     const started = performance.now();
-    const incoming = req.headers['x-request-id'];
-    const id = typeof incoming === 'string' && SANE_ID.test(incoming) ? incoming : randomUUID();
-    req.id = id;
-    res.setHeader('x-request-id', id);
+    const id = assignRequestId(req, res);
     res.once('close', () => {
       const ms = Math.round(performance.now() - started);
       const done = res.writableFinished;
