@@ -201,6 +201,8 @@ describe('replay of the server\'s own actions, over HTTP and the real realtime c
     // Three turns expire while no sweep runs and nobody reads: the next sweep applies them
     // together, each at its own instant.
     const hold = await holdSweep();
+    // Counted from the move's own etat (under load it can arrive after the HTTP answer).
+    await waitFor(() => (etats(m.heard).at(-1)?.numero_tour ?? 0) >= m.answers.at(-1)!.numero_tour, 'the move\'s etat');
     const before = etats(m.heard).length;
     await waitFor(async () => (await dueTurns(m.id)) >= 3, 'three expired turns');
     await hold.release();
