@@ -257,7 +257,8 @@ namespace Manette
             Evenements = R.Str(o, "evenements") ?? "action_etat";
         }
 
-        internal DateTimeOffset? TokenExpiry
+        /// <summary>token_expire_le as a date, null when absent.</summary>
+        public DateTimeOffset? TokenExpiry
         {
             get
             {
