@@ -94,7 +94,7 @@ namespace Manette.Conformance
             var agg = err as AggregateException;
             if (agg != null && agg.InnerExceptions.Count == 1) err = agg.InnerExceptions[0];
             if (err is CaseFailed) return err.Message;
-            return err.GetType().Name + ": " + err.Message + (err is ManetteException ? " (" + err + ")" : "");
+            return err.GetType().Name + ": " + err.Message + (err is ManetteException ? " (" + err + ")" : "") + (Environment.GetEnvironmentVariable("MANETTE_CONFORMANCE_VERBOSE") == "1" ? "\n" + err.StackTrace : "");
         }
     }
 }

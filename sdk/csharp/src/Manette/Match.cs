@@ -290,6 +290,30 @@ namespace Manette
             c.RemoveAcceptedWatcher(handle.Id, expectOwn);
         }
 
+        /// <summary>The topic to join, after the game's realtime.evenements (GET /realtime/config).</summary>
+        async Task<string> TopicOf(RealtimeConfig cfg)
+        {
+            string room = cfg.ChannelPrefix + handle.Id;
+            SetSetting(cfg.Evenements ?? "action_etat");
+            if (cfg.Evenements != "etat_aux_autres" || me == null) return room;
+            // etat_aux_autres: a participant hears the others' actions on its own channel; a
+            // spectator on the room. Which one is this client: the state says.
+            Partie p = Latest;
+            if (p == null) p = await handle.State().ConfigureAwait(false);
+            Deliver(p);
+            return SetOwnChannel(p) ? "manette_joueur_" + me : room;
+        }
+
+        void SetSetting(string s) { lock (gate) setting = s; }
+
+        bool SetOwnChannel(Partie p)
+        {
+            bool participant = false;
+            foreach (var x in p.Participants) if (x.JoueurId == me) participant = true;
+            lock (gate) ownChannel = participant;
+            return participant;
+        }
+
         public async Task<MatchSubscriptionHandle> Start()
         {
             expectOwn = ExpectOwn;
@@ -304,18 +328,7 @@ namespace Manette
             listener.OnFatal = TellError;
             try
             {
-                channel = await c.Hub.Join(async cfg =>
-                {
-                    lock (gate) setting = cfg.Evenements ?? "action_etat";
-                    if (cfg.Evenements != "etat_aux_autres" || me == null) return cfg.ChannelPrefix + handle.Id;
-                    // etat_aux_autres: a participant hears the others' actions on its own channel; a
-                    // spectator on the room. Which one is this client: the state says.
-                    var p = Latest ?? await handle.State().ConfigureAwait(false);
-                    Deliver(p);
-                    bool participant = p.Participants.Exists(x => x.JoueurId == me);
-                    lock (gate) ownChannel = participant;
-                    return participant ? "manette_joueur_" + me : cfg.ChannelPrefix + handle.Id;
-                }, listener).ConfigureAwait(false);
+                channel = await c.Hub.Join(TopicOf, listener).ConfigureAwait(false);
             }
             catch (Exception)
             {
