@@ -512,7 +512,10 @@ namespace Manette
                 if (renewTimer != null) { renewTimer.Dispose(); renewTimer = null; }
                 if (expiry == null || opening == null) return;
                 double left = (expiry.Value - DateTimeOffset.UtcNow).TotalMilliseconds;
-                double delay = Math.Max(1000, Math.Min(left - RenewBefore.TotalMilliseconds, left / 2));
+                // min(expiry - 60 s, half the time left) (about every five minutes with ten-minute
+                // tokens); a token shorter than that margin is renewed at half its life.
+                double early = left - RenewBefore.TotalMilliseconds;
+                double delay = Math.Max(1000, early > 0 ? Math.Min(early, left / 2) : left / 2);
                 renewTimer = new Timer(_ => { var t = RenewNow(true); }, null, (long)delay, Timeout.Infinite);
             }
         }
