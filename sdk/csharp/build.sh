@@ -5,6 +5,7 @@
 #   Manette.Tests.dll      NUnit 2.6 tests (JSON, session, client without a server; the conformance cases)
 #   Conformance.exe        the conformance runner (conformance.sh runs it)
 #   Morpion.exe            the console example (examples/Morpion)
+#   com.manette.sdk/       the Unity package, self-contained (unity/ with the core copied in)
 # Usage: bash sdk/csharp/build.sh   (from anywhere)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -26,4 +27,8 @@ $MCS -target:library -r:"$out/Manette.dll" -r:System.Net.Http.dll -r:"$NUNIT_DIR
   -out:"$out/Manette.Tests.dll" "$here"/tests/*.cs "$here/conformance/Cases.cs" "$here/conformance/Program.cs"
 $MCS -target:exe -r:"$out/Manette.dll" -out:"$out/Morpion.exe" "$here"/examples/Morpion/*.cs
 cp "$NUNIT_DIR/nunit.framework.dll" "$out/"
+# The Unity package as one self-contained folder (Runtime/Core copied, not linked), for
+# Unity's "Add package from disk" where the repository's symbolic link is not kept.
+rm -rf "$out/com.manette.sdk"
+cp -RL "$here/unity" "$out/com.manette.sdk"
 echo "built into $out"
