@@ -313,7 +313,10 @@ namespace Manette
                 string s = t.Substring(start, Pos - start);
                 long l;
                 if (integer && long.TryParse(s, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out l)) return l;
-                double d = double.Parse(s, NumberStyles.Float, CultureInfo.InvariantCulture);
+                double d;
+                // Past double's range: .NET Framework and Mono throw, .NET Core answers Infinity.
+                try { d = double.Parse(s, NumberStyles.Float, CultureInfo.InvariantCulture); }
+                catch (OverflowException) { throw new JsonException("Number out of range", start); }
                 if (double.IsInfinity(d)) throw new JsonException("Number out of range", start);
                 return d;
             }
