@@ -124,7 +124,12 @@ namespace Manette
                     ch = new Channel { Topic = topic, Private = isPrivate ?? (topic.StartsWith("manette_joueur_", StringComparison.Ordinal) || c.Private) };
                     topics[topic] = ch;
                     var created = ch;
-                    ch.JoinTimer = new Timer(_ => Fail(created, new ManetteException("realtime_unavailable", 0, Text("join"))), null, JoinTimeout, Timeout.InfiniteTimeSpan);
+                    ch.JoinTimer = new Timer(_ =>
+                    {
+                        bool waiting;
+                        lock (gate) waiting = created.First; // a timer disposed as the join answered may still fire
+                        if (waiting) Fail(created, new ManetteException("realtime_unavailable", 0, Text("join")));
+                    }, null, JoinTimeout, Timeout.InfiniteTimeSpan);
                     joinNow = connected;
                 }
                 else alreadyJoined = ch.Joined;
