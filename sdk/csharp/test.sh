@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The C# SDK's unit tests (NUnit 2.6, Debian's nunit-console): JSON, session stores, the
-# client's envelope handling. With MANETTE_CONFORMANCE_URL set, the conformance cases run too
+# The C# SDK's unit tests (NUnit 2.6, Debian's nunit-console): JSON, the file session store,
+# a proxy's non-JSON answer. With MANETTE_CONFORMANCE_URL set, the conformance cases run too
 # (fixture ConformanceTests), one NUnit test per case. Usage: bash sdk/csharp/test.sh
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -282,9 +282,16 @@ namespace Manette.Conformance
         async Task AuthRegister()
         {
             var client = NewClient();
+            Joueur told = null;
+            int changes = 0;
+            client.Auth.Changed += p => { told = p; changes++; };
             string pseudo = Unique("r");
             var j = await client.Auth.Register(pseudo, pseudo + "@exemple.fr", Password);
             Same(j.Pseudo, pseudo, "the pseudo");
+            // Events are queued (EventDelivery.Queued) until the game runs them.
+            Check(changes == 0, "Auth.Changed waits for DispatchEvents");
+            client.DispatchEvents();
+            Check(changes == 1 && told != null && told.Id == j.Id, "Auth.Changed told the new player once DispatchEvents ran");
             Check(client.Auth.Token != null, "a session token is kept");
             Same(client.Auth.Player == null ? null : client.Auth.Player.Id, j.Id, "the kept player");
             var restored = await client.Auth.Restore();
@@ -533,6 +540,7 @@ namespace Manette.Conformance
             Same(new object[] { en.Error, en.Status, en.Message }, new object[] { "invalid_credentials", 401, "Wrong login or password." }, "in English");
             var fr = await Rejects(() => NewClient(lang: "fr").Auth.Login(r.Pseudo, "mauvais-mot-de-passe"));
             Same(new object[] { fr.Error, fr.Status, fr.Message }, new object[] { "invalid_credentials", 401, "Identifiant ou mot de passe incorrect." }, "in French");
+            Check(!string.IsNullOrEmpty(en.RequestId), "the error carries the answer's x-request-id");
             var m = await MatchTwo(subscribe: false);
             var refused = await Rejects(() => m.Seats[1].Client.Match(m.Id).Act("jouer", new Dictionary<string, object> { { "case", 4 } }));
             Check(refused.Error == "action_refusee" && refused.Status == 409 && !string.IsNullOrEmpty(refused.Reason) && !string.IsNullOrEmpty(refused.Message),
