@@ -6,6 +6,8 @@ using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
 
+[assembly: System.Runtime.CompilerServices.InternalsVisibleTo("Manette.Tests")]
+
 namespace Manette
 {
     public sealed class ClientOptions

@@ -509,13 +509,16 @@ namespace Manette
 
         // ---- Token renewal ----
 
+        /// <summary>False: tokens are not renewed before expiry (tests of the server closing a channel).</summary>
+        internal bool RenewBeforeExpiry = true;
+
         void ScheduleRenew(RealtimeConfig c)
         {
             var expiry = c.TokenExpiry;
             lock (gate)
             {
                 if (renewTimer != null) { renewTimer.Dispose(); renewTimer = null; }
-                if (expiry == null || opening == null) return;
+                if (expiry == null || opening == null || !RenewBeforeExpiry) return;
                 double left = (expiry.Value - DateTimeOffset.UtcNow).TotalMilliseconds;
                 // min(expiry - 60 s, half the time left) (about every five minutes with ten-minute
                 // tokens); a token shorter than that margin is renewed at half its life.

@@ -51,7 +51,7 @@ namespace Manette
             File.Move(tmp, path);
         }
 
-        public string Get(string key) { lock (gate) return Load().ContainsKey(key) ? Load()[key] as string : null; }
+        public string Get(string key) { lock (gate) { object v; return Load().TryGetValue(key, out v) ? v as string : null; } }
         public void Set(string key, string value) { lock (gate) { var d = Load(); d[key] = value; Save(d); } }
         public void Remove(string key) { lock (gate) { var d = Load(); if (d.Remove(key)) Save(d); } }
     }
