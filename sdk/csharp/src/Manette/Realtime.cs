@@ -112,13 +112,25 @@ namespace Manette
         /// </summary>
         public async Task<ChannelHandle> Join(Func<RealtimeConfig, Task<string>> topicOf, RealtimeListener listener, bool? isPrivate = null)
         {
-            var c = await Open().ConfigureAwait(false);
-            string topic = await topicOf(c).ConfigureAwait(false);
+            // Counted from the start: a channel left meanwhile (the last one) must not close
+            // the socket this join is about to use.
+            lock (gate) users++;
+            RealtimeConfig c;
+            string topic;
+            try
+            {
+                c = await Open().ConfigureAwait(false);
+                topic = await topicOf(c).ConfigureAwait(false);
+            }
+            catch (Exception)
+            {
+                Release();
+                throw;
+            }
             Channel ch;
             bool joinNow = false, alreadyJoined = false;
             lock (gate)
             {
-                users++;
                 if (!topics.TryGetValue(topic, out ch))
                 {
                     ch = new Channel { Topic = topic, Private = isPrivate ?? (topic.StartsWith("manette_joueur_", StringComparison.Ordinal) || c.Private) };
