@@ -3,7 +3,7 @@
 //
 //   mono Morpion.exe --url <base url> --key <api key> --pseudo <p> --password <pw>
 //                    [--register --email <e>] [--mode 1v1] [--moves 4,0,8] [--lang en|fr]
-//                    [--session <file>] [--poll-ms 15000]
+//                    [--session <file>] [--poll-ms 15000] [--auto]
 //
 // Prints one JSON line per event ({"event": "...", ...}), then as its last line
 // {"final": <partie>, "history": <GET /match/history>}. Its moves: the squares of --moves in
@@ -38,7 +38,9 @@ public static class MorpionProgram
         {
             if (!args[i].StartsWith("--")) continue;
             string name = args[i].Substring(2);
-            if (name == "register") { a[name] = "1"; continue; }
+            // Flags without a value: --register, and --auto (accepted for the cross-play tests'
+            // common command line: this program always plays by itself).
+            if (name == "register" || name == "auto") { a[name] = "1"; continue; }
             if (i + 1 < args.Length) a[name] = args[++i];
         }
         string url, key, pseudo, password;
