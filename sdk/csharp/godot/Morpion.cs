@@ -38,7 +38,7 @@ public partial class Morpion : Node
                               : await _client.Auth.Login(Pseudo, Password);
             _me = me.Id;
             GD.Print($"Logged in as {me.Pseudo}");
-            var queued = await _client.Matchmaking.Join("1v1", 1500);
+            var queued = await _client.Matchmaking.Join("1v1", 1000);
             if (queued.Status != "matched") queued = await _client.Matchmaking.WaitForMatch();
             _match = _client.Match(queued.PartieId);
             _subscription = await _match.Subscribe(new MatchSubscription

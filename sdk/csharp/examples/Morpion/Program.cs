@@ -84,7 +84,7 @@ public static class MorpionProgram
         }
         Event("login", "joueur", me);
 
-        var status = await client.Matchmaking.Join(mode, 1500);
+        var status = await client.Matchmaking.Join(mode, 1000);
         Event("queue", "status", status);
         if (status.Status != "matched") status = await client.Matchmaking.WaitForMatch(1000);
         Event("matched", "status", status);

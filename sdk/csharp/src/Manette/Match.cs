@@ -386,7 +386,7 @@ namespace Manette
             readonly ManetteClient c;
             internal MatchmakingApi(ManetteClient client) { c = client; }
 
-            public async Task<MatchStatus> Join(string modeJeu, double eloActuel = 1500)
+            public async Task<MatchStatus> Join(string modeJeu, double eloActuel = 1000)
             {
                 var body = new Dictionary<string, object> { { "mode_jeu", modeJeu }, { "elo_actuel", eloActuel } };
                 return new MatchStatus(Without(await c.Call("POST", "/matchmaking/join", body).ConfigureAwait(false), "ok"));

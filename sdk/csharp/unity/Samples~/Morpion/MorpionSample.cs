@@ -32,7 +32,7 @@ public sealed class MorpionSample : MonoBehaviour
                 me = register ? await client.Auth.Register(pseudo, pseudo + "@example.com", password)
                               : await client.Auth.Login(pseudo, password);
             status = "Logged in as " + me.Pseudo + ", waiting for an opponent…";
-            var queued = await client.Matchmaking.Join("1v1", 1500);
+            var queued = await client.Matchmaking.Join("1v1", 1000);
             if (queued.Status != "matched") queued = await client.Matchmaking.WaitForMatch();
             match = client.Match(queued.PartieId);
             // The handlers run in ManetteDispatcher.Update, on the main thread.
