@@ -58,7 +58,8 @@ export class RealtimeHub {
     if (this.renewTimer) clearTimeout(this.renewTimer);
     if (!cfg.token_expire_le) return;
     const left = Date.parse(cfg.token_expire_le) - Date.now();
-    const delay = Math.max(1000, Math.min(left - RENEW_BEFORE_MS, left / 2));
+    // At half its life, at the latest a minute before expiry (a token under a minute: at half its life, not every second).
+    const delay = Math.max(1000, left > RENEW_BEFORE_MS ? Math.min(left - RENEW_BEFORE_MS, left / 2) : left / 2);
     this.renewTimer = setTimeout(() => { void this.renew(); }, delay);
   }
 
