@@ -8,10 +8,12 @@ import pg from 'pg';
 import { SignJWT } from 'jose';
 import { newKey, serveKeySets, sign, type KeySetServer, type SigningKey } from './support/jwks-server.js';
 import { client, minimalGame, startTestApp, type Reply, type TestApp } from './support/harness.js';
+import { createClient, ManetteError } from '../sdk/src/index.js';
 
 let app: TestApp;
 let idp: KeySetServer;
 let api: ReturnType<typeof client>;
+let gameKey: string;
 let appleKey: SigningKey;
 let auth0Key: SigningKey;
 let supabaseKey: SigningKey;
@@ -32,14 +34,15 @@ beforeAll(async () => {
   // A key id the cached set lacks refetches it at once (no cooldown), so a rotation is seen
   // without waiting; the cache itself keeps its default age (10 minutes).
   app = await startTestApp({ MANETTE_SUPABASE_AUTH_URL: `${idp.origin}/auth/v1`, MANETTE_JWKS_COOLDOWN_S: '0' });
-  api = client(app.baseUrl, await app.applyGame(minimalGame('jeu-jetons', {
+  gameKey = await app.applyGame(minimalGame('jeu-jetons', {
     connexions: {
       apple: { emetteur: APPLE.iss, audience: APPLE.aud, jwks_url: idp.origin + APPLE.path },
       auth0: { emetteur: AUTH0.iss, audience: [AUTH0.aud, 'autre-api'], jwks_url: idp.origin + AUTH0.path },
       rotation: { emetteur: ROTATION.iss, audience: ROTATION.aud, jwks_url: idp.origin + ROTATION.path },
       supabase: { supabase: true },
     },
-  })));
+  }));
+  api = client(app.baseUrl, gameKey);
 });
 afterAll(async () => {
   await app?.close();
@@ -350,5 +353,36 @@ describe('the game file\'s connexions', () => {
     } finally {
       await db.end();
     }
+  });
+});
+
+describe('the browser SDK (auth.loginWithToken, auth.link({fournisseur, jeton}))', () => {
+  const sdk = () => {
+    const store = new Map<string, string>();
+    const storage = { getItem: (k: string) => store.get(k) ?? null, setItem: (k: string, v: string) => { store.set(k, v); }, removeItem: (k: string) => { store.delete(k); } };
+    return createClient({ baseUrl: app.baseUrl, apiKey: gameKey, storage });
+  };
+
+  it('signs in with a token, links a guest, and rejects with the API\'s codes', async () => {
+    const m = sdk();
+    const joueur = await m.auth.loginWithToken('apple', await token(appleKey, APPLE, 'sdk-apple'));
+    expect(m.auth.player?.id).toBe(joueur.id);
+    expect(m.auth.token).toMatch(/^pt_/);
+    const again = await sdk().auth.loginWithToken('apple', await token(appleKey, APPLE, 'sdk-apple'));
+    expect(again.id).toBe(joueur.id);
+
+    const g = sdk();
+    const guest = await g.auth.guest({ appareilId: false });
+    expect(guest.invite).toBe(true);
+    const linked = await g.auth.link({ fournisseur: 'auth0', jeton: await token(auth0Key, AUTH0, 'auth0|sdk') });
+    expect(linked).toMatchObject({ id: guest.id, invite: false });
+
+    const err = await sdk().auth.loginWithToken('steam', 'x').then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(ManetteError);
+    expect((err as ManetteError).code).toBe('fournisseur_inconnu');
+    const taken = sdk();
+    await taken.auth.guest({ appareilId: false });
+    const refused = await taken.auth.link({ fournisseur: 'apple', jeton: await token(appleKey, APPLE, 'sdk-apple') }).then(() => null, (e: unknown) => e);
+    expect((refused as ManetteError).code).toBe('identity_taken');
   });
 });
