@@ -278,6 +278,11 @@ describe('the project\'s Supabase Auth ({"supabase": true})', () => {
     // Without jti, the token's hash makes it single use.
     expectError(await login('supabase', jeton), 401, 'invalid_credentials');
     expect(session(await login('supabase', await supabaseToken(userId))).data.joueur.id).toBe(r.data.joueur.id);
+    // The player's export says it.
+    const ex = await seen(await api.get('/players/me/export', { token: r.token }));
+    expect(ex.body.data.joueur).toMatchObject({
+      supabase_user_id: userId, identites: [{ fournisseur: 'supabase', emetteur: `${idp.origin}/auth/v1`, sub: userId }],
+    });
 
     // A studio table whose policy is Supabase's usual one: rows of auth.uid() only.
     await app.sql(`create table public.notes_studio (id serial primary key, owner uuid not null, texte text not null);
