@@ -163,6 +163,22 @@ describe('a token that is not a valid one of the provider is refused and creates
     expect(used[0]!.bytes).toBe(32);
   });
 
+  it('the hashes of expired tokens are swept by later uses', async () => {
+    const [game] = await app.sql<{ id: string }>("select id from manette.games where slug = 'jeu-jetons'");
+    await app.sql(`insert into manette.used_tokens (game_id, token_hash, expires_at)
+      select $1, sha256(convert_to('vieux-' || i, 'UTF8')), now() - interval '6 minutes' from generate_series(1, 3) i`, [game!.id]);
+    await app.sql(`insert into manette.used_tokens (game_id, token_hash, expires_at)
+      values ($1, sha256(convert_to('recent', 'UTF8')), now() - interval '1 minute')`, [game!.id]);
+    session(await login('apple', await token(appleKey, APPLE, 'balayage')));
+    const left = await app.sql<{ n: string }>(
+      `select count(*) as n from manette.used_tokens where token_hash in (sha256(convert_to('vieux-1', 'UTF8')), sha256(convert_to('vieux-2', 'UTF8')),
+         sha256(convert_to('vieux-3', 'UTF8')))`);
+    expect(left[0]!.n).toBe('0');
+    // A token expired less than 5 minutes ago may still be within the accepted skew: kept.
+    const recent = await app.sql<{ n: string }>("select count(*) as n from manette.used_tokens where token_hash = sha256(convert_to('recent', 'UTF8'))");
+    expect(recent[0]!.n).toBe('1');
+  });
+
   it('an unknown provider is fournisseur_inconnu; a bad body validation_failed; nothing is created', async () => {
     const before = await counts();
     const jeton = await token(appleKey, APPLE, 'inconnu');

@@ -53,10 +53,12 @@ begin
   token_hash := decode(body->>'token_hash', 'hex');
   expires := to_timestamp(least((body->>'exp')::double precision, 253402300799));
   -- A few expired hashes of this game go on every use: the sweep keeps pace with the inserts.
+  -- Kept 5 minutes past the expiry: the façade accepts a token up to 60 s after it (clock
+  -- skew), and its clock may differ from the database's.
   delete from manette.used_tokens u
   where u.ctid = any (array(
     select o.ctid from manette.used_tokens o
-    where o.game_id = jeton_accept.game_id and o.expires_at < now() - interval '1 minute'
+    where o.game_id = jeton_accept.game_id and o.expires_at < now() - interval '5 minutes'
     limit 20));
   insert into manette.used_tokens (game_id, token_hash, expires_at)
   values (jeton_accept.game_id, token_hash, expires)
