@@ -179,6 +179,8 @@ const DETAIL_MESSAGES: ReadonlyArray<readonly [fr: string, en: string]> = [
   ['code pays ISO 3166-1 alpha-2 inconnu', 'unknown ISO 3166-1 alpha-2 country code'],
   // Guests and linking (api.players_invite, api.players_lier and their routes).
   ['16 à 128 caractères : lettres, chiffres, _ -', '16 to 128 characters: letters, digits, _ -'],
+  // The earlier text, in migrations applied before identity tokens.
+  ['email et password, ou id_token (l’un des deux)', 'email and password, or id_token (one of the two)'],
   ['email et password, id_token, ou fournisseur et jeton (l’un des trois)', 'email and password, id_token, or fournisseur and jeton (one of the three)'],
   ['nom de fournisseur : 1 à 32 caractères, a-z 0-9 _ -', 'provider name: 1 to 32 characters, a-z 0-9 _ -'],
   ['adresse e-mail invalide', 'invalid e-mail address'],
