@@ -377,6 +377,37 @@ describe('the game file\'s connexions', () => {
   });
 });
 
+describe('deleting an account whose credential is an identity token (POST /players/me/supprimer)', () => {
+  const supprimer = async (playerToken: string, body: unknown) => seen(await api.post('/players/me/supprimer', body, { token: playerToken }));
+
+  it('is confirmed by a fresh token of one of its identities, nothing else; the identity then makes a new player', async () => {
+    const p = session(await login('apple', await token(appleKey, APPLE, 'a-supprimer')));
+    const id = p.data.joueur.id;
+    // No password and no Google id, but not a guest: {} is no proof.
+    expectError(await supprimer(p.token, {}), 401, 'invalid_credentials');
+    // Another identity's valid token, a token issued 11 minutes ago, a forged one: refused.
+    expectError(await supprimer(p.token, { fournisseur: 'apple', jeton: await token(appleKey, APPLE, 'quelqu-un-d-autre') }), 401, 'invalid_credentials');
+    expectError(await supprimer(p.token, { fournisseur: 'apple', jeton: await token(appleKey, APPLE, 'a-supprimer', { iat: now() - 660 }) }), 401, 'invalid_credentials');
+    expectError(await supprimer(p.token, { fournisseur: 'apple', jeton: await token(auth0Key, APPLE, 'a-supprimer') }), 401, 'invalid_credentials');
+    expectError(await supprimer(p.token, { fournisseur: 'apple', jeton: 'x', password: 'y' }), 400, 'validation_failed');
+    const [still] = await app.sql('select deleted_at from manette.players where id = $1', [id]);
+    expect(still).toEqual({ deleted_at: null });
+    expect(await identitiesOf(id)).toHaveLength(1);
+
+    const proof = { fournisseur: 'apple', jeton: await token(appleKey, APPLE, 'a-supprimer') };
+    const done = await supprimer(p.token, proof);
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect(done.body.data).toEqual({ supprime: true });
+    // The same request again (a lost answer) gets the same answer.
+    expect((await supprimer(p.token, proof)).body.data).toEqual({ supprime: true });
+    expect(await identitiesOf(id)).toEqual([]);
+    const [gone] = await app.sql('select deleted_at is not null as deleted, supabase_user_id from manette.players where id = $1', [id]);
+    expect(gone).toEqual({ deleted: true, supabase_user_id: null });
+    const again = session(await login('apple', await token(appleKey, APPLE, 'a-supprimer')));
+    expect(again.data.joueur.id).not.toBe(id);
+  });
+});
+
 describe('the browser SDK (auth.loginWithToken, auth.link({fournisseur, jeton}))', () => {
   const sdk = () => {
     const store = new Map<string, string>();

@@ -183,6 +183,7 @@ const DETAIL_MESSAGES: ReadonlyArray<readonly [fr: string, en: string]> = [
   ['email et password, ou id_token (l’un des deux)', 'email and password, or id_token (one of the two)'],
   ['email et password, id_token, ou fournisseur et jeton (l’un des trois)', 'email and password, id_token, or fournisseur and jeton (one of the three)'],
   ['nom de fournisseur : 1 à 32 caractères, a-z 0-9 _ -', 'provider name: 1 to 32 characters, a-z 0-9 _ -'],
+  ['une seule preuve : password, id_token, ou fournisseur et jeton', 'one proof only: password, id_token, or fournisseur and jeton'],
   ['adresse e-mail invalide', 'invalid e-mail address'],
   ['base64 attendu', 'base64 expected'],
   ['image/png, image/jpeg ou image/webp attendu', 'image/png, image/jpeg or image/webp expected'],

@@ -35,6 +35,8 @@ export interface TokenIdentity {
   token_hash: string;
   /** A display name for a new player's pseudo, when the token has one. */
   name: string | null;
+  /** When the token was issued (seconds since the epoch), null if absent: a deletion wants a fresh one. */
+  iat: number | null;
 }
 
 type KeySet = ReturnType<typeof createRemoteJWKSet>;
@@ -114,6 +116,7 @@ export function createIdentityVerifier(keySets: KeySets, supabaseAuthUrl: string
       exp: payload.exp,
       token_hash: hash,
       name,
+      iat: typeof payload.iat === 'number' && Number.isFinite(payload.iat) ? payload.iat : null,
     };
   };
 }

@@ -356,7 +356,8 @@ export function createClient(options: ClientOptions): ManetteClient {
         return (await call<{ data: AccountExport }>('GET', '/players/me/export')).data;
       },
       async deleteAccount(proof) {
-        const body = !proof ? {} : 'idToken' in proof ? { id_token: proof.idToken } : { password: proof.password };
+        const body = !proof ? {} : 'idToken' in proof ? { id_token: proof.idToken }
+          : 'jeton' in proof ? { fournisseur: proof.fournisseur, jeton: proof.jeton } : { password: proof.password };
         const player = session.player?.id;
         // Idempotent on the server (the same, now revoked, token answers the same 200): a
         // lost answer is asked again.

@@ -3,7 +3,7 @@
 -- manette.jeton_accept(game_id uuid, body jsonb)
 -- Current definition from supabase/migrations/20261130001021_identity_tokens.sql
 -- Calls: manette.fail
--- Called by: api.players_jeton, api.players_lier
+-- Called by: api.players_jeton, api.players_lier, api.players_supprimer
 CREATE OR REPLACE FUNCTION manette.jeton_accept(game_id uuid, body jsonb)
  RETURNS text
  LANGUAGE plpgsql
