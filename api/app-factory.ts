@@ -8,6 +8,7 @@ import type { Pool } from './db/pool.js';
 import { createApp } from './app.js';
 import type { Deps } from './http/route.js';
 import { createGoogleVerifier } from './security/google.js';
+import { createIdentityVerifier, createKeySets } from './security/identity-token.js';
 import { hashingQueue, passwordCost } from './security/password.js';
 import { createRealtimeSigner, privateJwkSetting, type RealtimeSigningKey } from './security/realtime-token.js';
 
@@ -41,5 +42,11 @@ export function buildFacade(
   // process's share of the cores (MANETTE_HASH_PARALLELISM, set per worker by `manette start`);
   // in the Edge Function, the hashing a worker holds is bounded (MANETTE_EDGE_HASH_CPU_MS).
   hashingQueue(passwordCost(opts.settings), opts.settings.MANETTE_HASH_PARALLELISM, opts.settings.MANETTE_EDGE_HASH_CPU_MS);
-  return createApp({ ...opts, verifyGoogleIdToken: createGoogleVerifier(opts.settings.MANETTE_GOOGLE_JWKS_URL) }, logger);
+  // One cache of key sets for Google and the game files' connexions (security/identity-token.ts).
+  const keySets = createKeySets({ cacheS: opts.settings.MANETTE_JWKS_CACHE_S, cooldownS: opts.settings.MANETTE_JWKS_COOLDOWN_S });
+  return createApp({
+    ...opts,
+    verifyGoogleIdToken: createGoogleVerifier(opts.settings.MANETTE_GOOGLE_JWKS_URL, keySets),
+    verifyIdentityToken: createIdentityVerifier(keySets, opts.settings.MANETTE_SUPABASE_AUTH_URL),
+  }, logger);
 }

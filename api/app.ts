@@ -18,12 +18,19 @@ import { ApiJson, runAsApi, type RequestContext } from './db/pool.js';
 import { routes } from './routes/index.js';
 import { buildOpenApi, docsRouter } from './openapi.js';
 import { mountStaticAssets } from './static-assets.js';
+import { createIdentityVerifier, createKeySets } from './security/identity-token.js';
 
 export const BASE_PATH = '/api/public/v1';
 export const BODY_LIMIT = '2mb';
 
 export function createApp(deps: Deps, logger: Logger): express.Express {
-  deps = { ...deps, logger: deps.logger ?? logger };
+  deps = {
+    ...deps,
+    logger: deps.logger ?? logger,
+    verifyIdentityToken: deps.verifyIdentityToken ?? createIdentityVerifier(
+      createKeySets({ cacheS: deps.settings.MANETTE_JWKS_CACHE_S, cooldownS: deps.settings.MANETTE_JWKS_COOLDOWN_S }),
+      deps.settings.MANETTE_SUPABASE_AUTH_URL),
+  };
   const app = express();
   app.disable('x-powered-by');
   // API answers depend on the key and the player: no ETag hashing of every body (the

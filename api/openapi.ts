@@ -45,6 +45,8 @@ export const ERROR_CODES: ReadonlyArray<readonly [code: string, statuses: readon
   ['email_taken', [409]],
   ['already_linked', [409]],
   ['google_taken', [409]],
+  ['identity_taken', [409]],
+  ['fournisseur_inconnu', [400]],
   ['idempotency_conflict', [409]],
   ['action_refusee', [409]],
   ['upload_failed', [400, 409, 413, 415]],

@@ -204,7 +204,7 @@ describe('refusals change nothing', () => {
     expectError(await lier(undefined, { email: 'a@example.test', password: 'mot-de-passe-x' }), 401, 'missing_player');
     expectError(await lier('pt_' + 'x'.repeat(43), { email: 'a@example.test', password: 'mot-de-passe-x' }), 401, 'invalid_token');
     const english = seen(await api.post('/players/lier', {}, { token: g.token, headers: { 'accept-language': 'en' } }));
-    expect(english.body.details[0].message).toBe('email and password, or id_token (one of the two)');
+    expect(english.body.details[0].message).toBe('email and password, id_token, or fournisseur and jeton (one of the three)');
     expect(await count()).toBe(players);
     expect(await row(g.id)).toEqual(stored);
   });

@@ -38,6 +38,8 @@ beforeAll(async () => {
   app = await startTestApp({ MANETTE_GOOGLE_JWKS_URL: jwks.jwksUrl });
   api = client(app.baseUrl, await app.applyGame(minimalGame('openapi-jeu', {
     google: { client_id: GOOGLE_CLIENT },
+    // An identity provider of its own, whose keys are the same local set (POST /players/login/jeton).
+    connexions: { studio: { emetteur: 'https://idp.openapi.test', audience: 'openapi', jwks_url: jwks.jwksUrl } },
     tables: { notes: { colonnes: { texte: { type: 'text' }, n: { type: 'integer' } }, lecture: 'public', ecriture: 'joueurs' } },
     classements: { points: {} },
     boutique: [{ code: 'epee', nom: 'Épée', description: 'Tranchante', prix: 100, devise: 'or', metadonnees: { degats: 12 },
@@ -199,6 +201,9 @@ describe('contract: real responses match the documented ones', () => {
     .setProtectedHeader({ alg: 'RS256', kid: 'test-key' }).setIssuer('https://accounts.google.com')
     .setAudience(GOOGLE_CLIENT).setSubject(sub).setIssuedAt().setExpirationTime('1h').sign(jwks.privateKey);
 
+  const JETON = (sub: string) => new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'test-key' }).setIssuer('https://idp.openapi.test')
+    .setAudience('openapi').setSubject(sub).setIssuedAt().setExpirationTime('1h').setJti(sub).sign(jwks.privateKey);
+
   it('for every operation of the document, called for real', async () => {
     const c = (m: string, t: string, r: Reply) => conforms(m, t, r);
     const req = (method: string, p: string, o: Parameters<typeof api.request>[2] = {}) => api.request(method, p, o);
@@ -210,6 +215,7 @@ describe('contract: real responses match the documented ones', () => {
     c('post', '/players/login', await api.post('/players/login', { identifiant: 'contrat', password: 'motdepasse-solide' }));
     c('post', '/players/login', await api.post('/players/login', { email: 'contrat@example.test', password: 'motdepasse-solide' }));
     c('post', '/players/google', await api.post('/players/google', { id_token: await GOOGLE('sub-openapi') }));
+    c('post', '/players/login/jeton', await api.post('/players/login/jeton', { fournisseur: 'studio', jeton: await JETON('sub-openapi') }));
     c('get', '/players/me', await api.get('/players/me', { token: a }));
     c('post', '/players/avatar', await api.post('/players/avatar', { contenu: PNG, mime_type: 'image/png' }, { token: a }));
     // Guests: one linked by e-mail and password, one by Google (docs/accounts.md).
@@ -217,6 +223,8 @@ describe('contract: real responses match the documented ones', () => {
     const guest2 = c('post', '/players/invite', await api.post('/players/invite')).body.token as string;
     c('post', '/players/lier', await api.post('/players/lier', { email: 'invite@example.test', password: 'motdepasse-solide' }, { token: guest1 }));
     c('post', '/players/lier', await api.post('/players/lier', { id_token: await GOOGLE('sub-openapi-invite') }, { token: guest2 }));
+    const guest3 = c('post', '/players/invite', await api.post('/players/invite')).body.token as string;
+    c('post', '/players/lier', await api.post('/players/lier', { fournisseur: 'studio', jeton: await JETON('sub-openapi-invite') }, { token: guest3 }));
     const b = (await api.register('Adverse')).token;
     const third = (await api.register('Troisieme')).token;
 

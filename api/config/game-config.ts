@@ -158,6 +158,29 @@ const MailText = z.union([
   z.strictObject({ fr: z.string().min(1).max(5000).optional(), en: z.string().min(1).max(5000).optional() }),
 ]);
 
+// A provider of `connexions`: an issuer with its audience(s) and key set, or the project's own
+// Supabase Auth. The key set is fetched over https (http only to this machine, for tests).
+const ProviderName = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'nom de fournisseur invalide (1 à 32 caractères : a-z, 0-9, _ -)')
+  .refine((n) => n !== 'google', 'Google se déclare avec la clé google ({"client_id": ...})');
+const Audience = z.string().min(1).max(255);
+const JwksUrl = z.string().max(2048).refine(
+  (u) => /^https:\/\/[^\s/?#@]+(\/\S*)?$/.test(u) || /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:[0-9]{1,5})?(\/\S*)?$/.test(u),
+  'URL https attendue (http seulement vers localhost)');
+const SupabaseProvider = z.strictObject({ supabase: z.literal(true) });
+const JwksProvider = z.strictObject({
+  emetteur: z.string().min(1).max(255)
+    .refine((i) => i !== 'https://accounts.google.com' && i !== 'accounts.google.com', 'Google se déclare avec la clé google ({"client_id": ...})'),
+  audience: z.union([Audience, z.array(Audience).min(1).max(20)]),
+  jwks_url: JwksUrl,
+});
+// One of the two forms, told apart by the `supabase` key, so an error names the field at fault.
+const Provider = z.unknown().superRefine((v, ctx) => {
+  const form = v !== null && typeof v === 'object' && 'supabase' in v ? SupabaseProvider : JwksProvider;
+  const parsed = form.safeParse(v);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+  }
+}).transform((v) => v as z.infer<typeof SupabaseProvider> | z.infer<typeof JwksProvider>);
 export const GameConfig = z.strictObject({
   jeu: Slug,
   nom: Text(1, 200),
@@ -167,6 +190,12 @@ export const GameConfig = z.strictObject({
   // when absent (the database's default, so existing files are stored unchanged).
   taille_max_etat: z.number().int().min(1024).max(1024 * 1024).optional(),
   google: z.strictObject({ client_id: z.string().min(1) }).optional(),
+  // Identity providers whose signed tokens open a player (docs/accounts.md, "Sign in with any
+  // identity token"): POST /players/login/jeton {fournisseur, jeton}. manette_admin.apply_part_connexions
+  // checks the same when the file is applied. Optional without default: older files stored unchanged.
+  connexions: z.record(ProviderName, Provider)
+    .refine((c) => Object.keys(c).length <= 20, 'connexions : 20 fournisseurs au plus')
+    .optional(),
   // Days after which a guest nobody used is erased (docs/accounts.md, Guest play and linking);
   // 90 when absent (the sweep's default), no default here so older files are stored unchanged.
   invites_jours: z.number().int().min(1).max(3650).optional(),

@@ -83,6 +83,16 @@ const Env = z.object({
   // catcher (twin/mail/catcher.ts) and prints the mails; elsewhere, no mail is sent (logged).
   MANETTE_SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'smtp:// or smtps:// URL').optional(),
   MANETTE_GOOGLE_JWKS_URL: z.string().url().default('https://www.googleapis.com/oauth2/v3/certs'),
+  // Identity tokens of the game files' `connexions` (docs/accounts.md, "Sign in with any identity
+  // token"): the project's Supabase Auth URL (`https://<ref>.supabase.co/auth/v1`: the issuer
+  // of its access tokens, its key set at <URL>/.well-known/jwks.json) for `{"supabase": true}`;
+  // in the Edge Function it defaults to SUPABASE_URL + /auth/v1.
+  MANETTE_SUPABASE_AUTH_URL: z.string().url().optional(),
+  // How long a fetched key set is trusted before the next token refetches it (jose's
+  // cacheMaxAge), and the least time between two fetches of one set that a token with an
+  // unknown key id (a rotation) may cause (jose's cooldownDuration).
+  MANETTE_JWKS_CACHE_S: z.coerce.number().int().min(0).max(86400).default(600),
+  MANETTE_JWKS_COOLDOWN_S: z.coerce.number().int().min(0).max(3600).default(30),
   // Password hashes (api/security/password.ts): argon2id, 1 lane; OWASP's minimum by default.
   MANETTE_ARGON2_MEMORY_KIB: z.coerce.number().int().min(1024).max(262144).default(19456),
   MANETTE_ARGON2_ITERATIONS: z.coerce.number().int().min(1).max(16).default(2),

@@ -29,6 +29,8 @@ if (supabaseUrl) {
   // On a Supabase project: its public URL and Realtime, unless set explicitly.
   env.MANETTE_PUBLIC_URL ??= `${supabaseUrl.replace(/\/$/, '')}/functions/v1/manette`;
   env.MANETTE_REALTIME_URL ??= `${supabaseUrl.replace(/^http/, 'ws').replace(/\/$/, '')}/realtime/v1`;
+  // The project's Supabase Auth, for game files declaring connexions {"supabase": true}.
+  env.MANETTE_SUPABASE_AUTH_URL ??= `${supabaseUrl.replace(/\/$/, '')}/auth/v1`;
   if (realtimeKey) env.MANETTE_REALTIME_KEY = realtimeKey.key;
 } else {
   // `npm run edge`: avatar URLs must carry the function's prefix.

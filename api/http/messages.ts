@@ -15,6 +15,8 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
   pseudo_taken: { fr: 'Ce pseudo est déjà pris.', en: 'This username is already taken.' },
   email_taken: { fr: 'Cette adresse e-mail est déjà utilisée.', en: 'This e-mail address is already in use.' },
   already_linked: { fr: 'Ce compte n’est pas un compte invité : il est déjà lié.', en: 'This is not a guest account: it is already linked.' },
+  identity_taken: { fr: 'Cette identité est déjà celle d’un autre joueur de ce jeu.', en: 'This identity already belongs to another player of this game.' },
+  fournisseur_inconnu: { fr: 'Ce fournisseur d’identité n’est pas déclaré par le jeu (connexions).', en: 'This identity provider is not declared by the game (connexions).' },
   google_taken: { fr: 'Ce compte Google est déjà celui d’un autre joueur de ce jeu.', en: 'This Google account already belongs to another player of this game.' },
   not_found: { fr: 'Cette adresse n’existe pas.', en: 'This endpoint does not exist.' },
   table_not_found: { fr: 'Table introuvable.', en: 'Table not found.' },
@@ -177,7 +179,11 @@ const DETAIL_MESSAGES: ReadonlyArray<readonly [fr: string, en: string]> = [
   ['code pays ISO 3166-1 alpha-2 inconnu', 'unknown ISO 3166-1 alpha-2 country code'],
   // Guests and linking (api.players_invite, api.players_lier and their routes).
   ['16 à 128 caractères : lettres, chiffres, _ -', '16 to 128 characters: letters, digits, _ -'],
+  // The earlier text, in migrations applied before identity tokens.
   ['email et password, ou id_token (l’un des deux)', 'email and password, or id_token (one of the two)'],
+  ['email et password, id_token, ou fournisseur et jeton (l’un des trois)', 'email and password, id_token, or fournisseur and jeton (one of the three)'],
+  ['nom de fournisseur : 1 à 32 caractères, a-z 0-9 _ -', 'provider name: 1 to 32 characters, a-z 0-9 _ -'],
+  ['une seule preuve : password, id_token, ou fournisseur et jeton', 'one proof only: password, id_token, or fournisseur and jeton'],
   ['adresse e-mail invalide', 'invalid e-mail address'],
   ['base64 attendu', 'base64 expected'],
   ['image/png, image/jpeg ou image/webp attendu', 'image/png, image/jpeg or image/webp expected'],

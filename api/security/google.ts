@@ -2,6 +2,7 @@
 // can serve their own keys), issuer and expiry. The audience is the game's client id,
 // which the database checks in api.players_google, so a login stays one call.
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import type { KeySets } from './identity-token.js';
 
 const ISSUERS = ['https://accounts.google.com', 'accounts.google.com'];
 const SUB = /^[\x21-\x7e]{1,255}$/;
@@ -19,8 +20,10 @@ export interface GoogleIdentity {
   iat: number | null;
 }
 
-export function createGoogleVerifier(jwksUrl: string) {
-  const keys = createRemoteJWKSet(new URL(jwksUrl), { cooldownDuration: 30_000, timeoutDuration: 5_000 });
+/** `keySets`: the process's key sets, which the identity tokens of `connexions` share
+ *  (security/identity-token.ts); without it, a set of its own (30 s cooldown, 10 min cache). */
+export function createGoogleVerifier(jwksUrl: string, keySets?: KeySets) {
+  const keys = keySets ? keySets(jwksUrl) : createRemoteJWKSet(new URL(jwksUrl), { cooldownDuration: 30_000, timeoutDuration: 5_000 });
   return async function verifyGoogleIdToken(idToken: string): Promise<GoogleIdentity | null> {
     let payload: JWTPayload;
     try {

@@ -97,6 +97,13 @@ export interface ManetteClient {
     register(p: { pseudo: string; email: string; password: string; pays?: string }): Promise<Joueur>;
     login(p: { identifiant: string; password: string } | { email: string; password: string }): Promise<Joueur>;
     loginWithGoogle(idToken: string): Promise<Joueur>;
+    /**
+     * Signs in with a signed identity token (POST /players/login/jeton): `fournisseur` names
+     * a provider of the game file's `connexions` (e.g. `apple`, `supabase`), `jeton` is the
+     * token it gave (an Apple identity token, a Supabase session's access_token...). Each
+     * token signs in once: get a fresh one for the next login. Session kept.
+     */
+    loginWithToken(fournisseur: string, jeton: string): Promise<Joueur>;
     restore(): Promise<Joueur | null>;
     logout(): Promise<void>;
     readonly player: Joueur | null;
@@ -116,7 +123,8 @@ export interface ManetteClient {
     guest(opts?: { appareilId?: string | false }): Promise<Joueur>;
     /**
      * Turns the signed-in guest into a full account (POST /players/lier), keeping its id
-     * and data: `{pseudo?, email, password}` or `{idToken}` (Google). The session stays.
+     * and data: `{pseudo?, email, password}`, `{idToken}` (Google) or `{fournisseur, jeton}`
+     * (an identity token, as loginWithToken). The session stays.
      */
     link(p: LinkWith): Promise<Joueur>;
     /** Asks for a reset code by e-mail (POST /players/mot-de-passe/oubli); the same answer whether the account exists or not. */
@@ -281,6 +289,9 @@ export function createClient(options: ClientOptions): ManetteClient {
       async loginWithGoogle(idToken) {
         return signedIn(await call('POST', '/players/google', { body: { id_token: idToken }, token: null }));
       },
+      async loginWithToken(fournisseur, jeton) {
+        return signedIn(await call('POST', '/players/login/jeton', { body: { fournisseur, jeton }, token: null }));
+      },
       async restore() {
         if (!session.currentToken) return null;
         try {
@@ -325,7 +336,8 @@ export function createClient(options: ClientOptions): ManetteClient {
       },
       async link(p) {
         const body = 'idToken' in p ? { id_token: p.idToken }
-          : { ...(p.pseudo !== undefined ? { pseudo: p.pseudo } : {}), email: p.email, password: p.password };
+          : 'jeton' in p ? { fournisseur: p.fournisseur, jeton: p.jeton }
+            : { ...(p.pseudo !== undefined ? { pseudo: p.pseudo } : {}), email: p.email, password: p.password };
         const res = await call<{ data: { joueur: Joueur } }>('POST', '/players/lier', { body });
         // The server forgot the device (a return by appareil_id makes a new guest now): so does the SDK.
         session.forgetDevice();
@@ -344,7 +356,8 @@ export function createClient(options: ClientOptions): ManetteClient {
         return (await call<{ data: AccountExport }>('GET', '/players/me/export')).data;
       },
       async deleteAccount(proof) {
-        const body = !proof ? {} : 'idToken' in proof ? { id_token: proof.idToken } : { password: proof.password };
+        const body = !proof ? {} : 'idToken' in proof ? { id_token: proof.idToken }
+          : 'jeton' in proof ? { fournisseur: proof.fournisseur, jeton: proof.jeton } : { password: proof.password };
         const player = session.player?.id;
         // Idempotent on the server (the same, now revoked, token answers the same 200): a
         // lost answer is asked again.

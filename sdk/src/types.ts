@@ -10,9 +10,14 @@ export interface Joueur { id: string; pseudo: string; email: string | null; pays
 export type AccountExport = Record<string, unknown>;
 
 /** What proves a deletion: the password, a fresh Google ID token, or nothing for a guest. */
-export type DeletionProof = { password: string } | { idToken: string };
-/** What links a guest: an e-mail and a password (and a pseudo instead of the generated one), or Google. */
-export type LinkWith = { pseudo?: string; email: string; password: string } | { idToken: string };
+/** What confirms an account's deletion: its password, a fresh Google ID token, or a fresh identity token of one of its identities. */
+export type DeletionProof = { password: string } | { idToken: string } | { fournisseur: string; jeton: string };
+/** How a guest becomes an account (POST /players/lier): an e-mail and password, a Google ID
+ *  token, or an identity token of a provider the game file declares in `connexions`. */
+export type LinkWith =
+  | { pseudo?: string; email: string; password: string }
+  | { idToken: string }
+  | { fournisseur: string; jeton: string };
 
 export interface Row<D = Record<string, unknown>> {
   id: string;

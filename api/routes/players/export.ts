@@ -12,6 +12,9 @@ const PlayerExport = z.object({
     exporte_le: date,
     joueur: Joueur.extend({
       google_sub: z.string().nullable(),
+      supabase_user_id: z.uuid().nullable().meta({ description: 'The project’s Supabase Auth user this player signed in as (connexions), or null.' }),
+      identites: z.array(z.object({ fournisseur: z.string(), emetteur: z.string(), sub: z.string(), cree_le: date }))
+        .meta({ description: 'Identity tokens’ identities (issuer and sub) that open this player (POST /players/login/jeton).' }),
       vu_le: date,
       maj_le: date,
       suspension: z.object({ depuis: date, jusqu_a: maybeDate, raison: z.string().nullable() }).nullable(),

@@ -1,24 +1,30 @@
-// POST /players/lier → password hash or Google signature check here, then api.players_lier
-// SQL now: supabase/schema/functions/api.players_lier.sql
+// POST /players/lier → password hash, Google signature or identity token check here, then api.players_lier
+// (an identity token: api.players_jeton_start first, for its provider)
+// SQL now: supabase/schema/functions/api.players_lier.sql, supabase/schema/functions/api.players_jeton_start.sql
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
-import { passApi } from '../../db/pool.js';
+import { callApi, passApi } from '../../db/pool.js';
 import { ERRORS } from '../../http/errors.js';
 import { confirmedBy, hashPassword, hashTicket, passwordCost } from '../../security/password.js';
 import { Email, Joueur, Password, Pseudo } from '../schemas.js';
+import { Fournisseur, Jeton } from './login-jeton.js';
+import type { Provider } from '../../security/identity-token.js';
 
-const ONE_FORM = 'email et password, ou id_token (l’un des deux)';
+const ONE_FORM = 'email et password, id_token, ou fournisseur et jeton (l’un des trois)';
 
 export default defineRoute({
   method: 'post',
   path: '/players/lier',
   tag: 'Players',
-  summary: 'Link a guest to an e-mail and password, or to a Google account',
+  summary: 'Link a guest to an e-mail and password, a Google account or an identity token',
   description: 'The caller must be a guest (`already_linked` otherwise). `{pseudo?, email, password}` sets the '
     + 'e-mail, the password and, when given, a new pseudo; `{id_token}` (checked as `POST /players/google` checks '
     + 'it) sets the Google identity and Google’s e-mail when verified and free in the game (the pseudo stays). '
+    + '`{fournisseur, jeton}` (checked as `POST /players/login/jeton` checks it, the token then used) sets that '
+    + 'identity (issuer and `sub`; the pseudo stays). '
     + 'Same player id, every datum kept, the session stays valid; `joueur.invite` becomes false. '
-    + '`email_taken`, `pseudo_taken`, `google_taken` (that Google account is already a player of the game) and any '
+    + '`email_taken`, `pseudo_taken`, `google_taken` (that Google account is already a player of the game), '
+    + '`identity_taken` (that identity is already a player of the game), `fournisseur_inconnu` and any '
     + 'other refusal change nothing.',
   auth: 'player',
   body: z.object({
@@ -26,7 +32,17 @@ export default defineRoute({
     email: Email.optional(),
     password: Password.optional(),
     id_token: z.string().min(1).max(8192).optional(),
+    fournisseur: Fournisseur.optional(),
+    jeton: Jeton.optional(),
   }).superRefine((b, ctx) => {
+    if (b.fournisseur !== undefined || b.jeton !== undefined) {
+      for (const field of ['pseudo', 'email', 'password', 'id_token'] as const) {
+        if (b[field] !== undefined) ctx.addIssue({ code: 'custom', message: ONE_FORM, path: [field] });
+      }
+      if (b.fournisseur === undefined) ctx.addIssue({ code: 'custom', message: ONE_FORM, path: ['fournisseur'] });
+      if (b.jeton === undefined) ctx.addIssue({ code: 'custom', message: ONE_FORM, path: ['jeton'] });
+      return;
+    }
     if (b.id_token !== undefined) {
       for (const field of ['pseudo', 'email', 'password'] as const) {
         if (b[field] !== undefined) ctx.addIssue({ code: 'custom', message: ONE_FORM, path: [field] });
@@ -38,6 +54,12 @@ export default defineRoute({
   }),
   response: z.object({ data: z.object({ joueur: Joueur }) }),
   async handler({ body, ctx, deps }) {
+    if (body.fournisseur !== undefined && body.jeton !== undefined) {
+      const provider = await callApi<Provider>(deps.pool, 'players_jeton_start', ctx, { fournisseur: body.fournisseur });
+      const identity = await deps.verifyIdentityToken!(body.jeton, provider);
+      if (!identity) throw ERRORS.invalidCredentials();
+      return passApi(deps.pool, 'players_lier', ctx, { ...identity, fournisseur: body.fournisseur });
+    }
     if (body.id_token !== undefined) {
       const identity = await deps.verifyGoogleIdToken(body.id_token);
       if (!identity) throw ERRORS.invalidCredentials();

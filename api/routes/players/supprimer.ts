@@ -1,9 +1,16 @@
-// POST /players/me/supprimer → api.players_supprimer_start, the credential checked here, api.players_supprimer
-// SQL now: supabase/schema/functions/api.players_supprimer_start.sql, supabase/schema/functions/api.players_supprimer.sql
+// POST /players/me/supprimer → api.players_supprimer_start (or, for an identity token, api.players_jeton_start),
+// the credential checked here, api.players_supprimer
+// SQL now: supabase/schema/functions/api.players_supprimer_start.sql, supabase/schema/functions/api.players_jeton_start.sql,
+// supabase/schema/functions/api.players_supprimer.sql
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';
 import { checkPassword, passwordCost, reserveHashThen } from '../../security/password.js';
+import { ERRORS } from '../../http/errors.js';
+import type { Provider } from '../../security/identity-token.js';
+import { Fournisseur, Jeton } from './login-jeton.js';
+
+const ONE_PROOF = 'une seule preuve : password, id_token, ou fournisseur et jeton';
 
 interface Start {
   supprime: boolean;
@@ -19,7 +26,9 @@ export default defineRoute({
   tag: 'Players',
   summary: 'Delete the logged-in player’s account (GDPR article 17)',
   description: 'Confirmed by the password (`{password}`), or by a Google ID token issued within the last '
-    + '10 minutes for the account’s Google id (`{id_token}`); a guest, who has neither, sends `{}`. '
+    + '10 minutes for the account’s Google id (`{id_token}`), or by an identity token issued within the last 10 minutes '
+    + 'for one of the account’s identities (`{fournisseur, jeton}`, checked as `POST /players/login/jeton` checks it, '
+    + 'and used); a guest, who has none of these, sends `{}`. '
     + 'Anything else: `invalid_credentials`, nothing changed (a wrong password counts as a failed login, '
     + 'with the same limits). In one transaction: the queue left, ongoing matches abandoned, then every '
     + 'personal datum erased; the player stays only as an anonymous participant (`supprime-…`) of the '
@@ -28,11 +37,28 @@ export default defineRoute({
   body: z.object({
     password: z.string().min(1).max(128).optional(),
     id_token: z.string().min(1).max(8192).optional(),
+    fournisseur: Fournisseur.optional(),
+    jeton: Jeton.optional(),
   }).refine((b) => b.password === undefined || b.id_token === undefined, {
     message: 'password ou id_token, pas les deux', path: ['id_token'],
+  }).superRefine((b, ctx) => {
+    if (b.fournisseur === undefined && b.jeton === undefined) return;
+    for (const field of ['password', 'id_token'] as const) {
+      if (b[field] !== undefined) ctx.addIssue({ code: 'custom', message: ONE_PROOF, path: [field] });
+    }
+    if (b.fournisseur === undefined) ctx.addIssue({ code: 'custom', message: ONE_PROOF, path: ['fournisseur'] });
+    if (b.jeton === undefined) ctx.addIssue({ code: 'custom', message: ONE_PROOF, path: ['jeton'] });
   }),
   response: z.object({ data: z.object({ supprime: z.literal(true) }) }),
   async handler({ body, ctx, deps }) {
+    if (body.fournisseur !== undefined && body.jeton !== undefined) {
+      // Signature, issuer, audience and expiry here; the identity's owner, freshness and
+      // single use in api.players_supprimer (which also answers a repeat after the deletion).
+      const provider = await callApi<Provider>(deps.pool, 'players_jeton_start', ctx, { fournisseur: body.fournisseur });
+      const identity = await deps.verifyIdentityToken!(body.jeton, provider);
+      if (!identity) throw ERRORS.invalidCredentials();
+      return callApi(deps.pool, 'players_supprimer', ctx, { methode: 'jeton', jeton: { ...identity, fournisseur: body.fournisseur } });
+    }
     if (body.password !== undefined) {
       const cost = passwordCost(deps.settings);
       const { ticket, started: start } = await reserveHashThen(cost, () => callApi<Start>(deps.pool, 'players_supprimer_start', ctx), ctx.key);

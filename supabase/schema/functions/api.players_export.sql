@@ -1,8 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.players_export(ctx jsonb)
--- Current definition from supabase/migrations/20261130001013_players_export_texts_and_reset_rows.sql
--- Earlier versions in: 20261130000400_account_deletion.sql, 20261130001010_players_export_reset_rows.sql, 20261130001011_game_texts_per_language.sql
+-- Current definition from supabase/migrations/20261130001022_identity_tokens_export.sql
+-- Earlier versions in: 20261130000400_account_deletion.sql, 20261130001010_players_export_reset_rows.sql, 20261130001011_game_texts_per_language.sql, 20261130001013_players_export_texts_and_reset_rows.sql
 -- Calls: manette.authenticate, manette.economy_inventory, manette.economy_wallet, manette.file_json, manette.iso, manette.player_json
 CREATE OR REPLACE FUNCTION api.players_export(ctx jsonb)
  RETURNS jsonb
@@ -20,6 +20,15 @@ begin
 
     'joueur', manette.player_json(p) || jsonb_build_object(
       'google_sub', p.google_sub,
+      'supabase_user_id', p.supabase_user_id,
+      'identites', (
+        select coalesce(jsonb_agg(jsonb_build_object(
+                 'fournisseur', i.fournisseur,
+                 'emetteur', i.issuer,
+                 'sub', i.subject,
+                 'cree_le', manette.iso(i.created_at)) order by i.created_at, i.issuer, i.subject), '[]'::jsonb)
+        from manette.player_identities i
+        where i.game_id = p.game_id and i.player_id = p.id),
       'vu_le', manette.iso(p.seen_at),
       'maj_le', manette.iso(p.updated_at),
       'suspension', case when p.suspended_at is not null then jsonb_build_object(

@@ -1,9 +1,9 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.players_lier(ctx jsonb, body jsonb)
--- Current definition from supabase/migrations/20261130001008_writes_wait_for_erasure.sql
--- Earlier versions in: 20261130000200_guests.sql, 20261130001001_reserved_names.sql
--- Calls: manette.authenticate, manette.fail, manette.player_json, manette.pseudo_is_reserved, manette.refuse_suspended
+-- Current definition from supabase/migrations/20261130001021_identity_tokens.sql
+-- Earlier versions in: 20261130000200_guests.sql, 20261130001001_reserved_names.sql, 20261130001008_writes_wait_for_erasure.sql
+-- Calls: manette.authenticate, manette.fail, manette.jeton_accept, manette.player_json, manette.pseudo_is_reserved, manette.refuse_suspended
 CREATE OR REPLACE FUNCTION api.players_lier(ctx jsonb, body jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql
@@ -17,6 +17,8 @@ declare
   identity_sub text := body->>'sub';
   google_email text;
   violated     text;
+  identity_issuer text;
+  supabase_id  uuid;
 begin
   -- FOR UPDATE: two links of one guest at once are one after the other (the second finds
   -- it linked); a ban waits for it (and the refusal below sees a ban made before).
@@ -32,7 +34,31 @@ begin
     perform manette.fail('already_linked', 409);
   end if;
 
-  if body ? 'sub' or body ? 'aud' then
+  if body ? 'fournisseur' then
+    -- An identity token of the game's connexions, checked as api.players_jeton checks it.
+    identity_issuer := manette.jeton_accept(caller.game_id, body);
+    if (select g.config->'connexions'->(body->>'fournisseur') ? 'supabase' from manette.games g where g.id = caller.game_id) then
+      supabase_id := identity_sub::uuid;
+    end if;
+    -- api.players_jeton's lock: a first login of this identity under way either committed
+    -- its player (identity_taken below) or waits until this link commits.
+    perform pg_advisory_xact_lock(hashtextextended('players_jeton:' || caller.game_id || ':' || identity_issuer || ':' || identity_sub, 0));
+    if exists (select 1 from manette.player_identities i
+               where i.game_id = caller.game_id and i.issuer = identity_issuer and i.subject = identity_sub) then
+      perform manette.fail('identity_taken', 409);
+    end if;
+    begin
+      update manette.players pl
+      set supabase_user_id = coalesce(supabase_id, pl.supabase_user_id),
+          guest = false, device_hash = null, updated_at = now()
+      where pl.id = p.id
+      returning pl.* into p;
+    exception when unique_violation then
+      perform manette.fail('identity_taken', 409);
+    end;
+    insert into manette.player_identities (game_id, player_id, issuer, subject, fournisseur)
+    values (caller.game_id, p.id, identity_issuer, identity_sub, body->>'fournisseur');
+  elsif body ? 'sub' or body ? 'aud' then
     -- Google, checked as api.players_google checks it.
     select g.google_client_id into client_id from manette.games g where g.id = caller.game_id;
     if client_id is null or client_id is distinct from body->>'aud' then
@@ -80,7 +106,7 @@ begin
     if jsonb_typeof(body->'email') is distinct from 'string' or jsonb_typeof(body->'password_hash') is distinct from 'string'
        or (body ? 'pseudo' and jsonb_typeof(body->'pseudo') not in ('string', 'null')) then
       perform manette.fail('validation_failed', 400, jsonb_build_object('details', jsonb_build_array(
-        jsonb_build_object('champ', 'email', 'message', 'email et password, ou id_token (l’un des deux)'))));
+        jsonb_build_object('champ', 'email', 'message', 'email et password, id_token, ou fournisseur et jeton (l’un des trois)'))));
     end if;
     if manette.pseudo_is_reserved(body->>'pseudo') then
       -- The server's names (a tombstone's, a guest's): the façade refuses them first. A guest

@@ -1,9 +1,9 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.players_supprimer(ctx jsonb, body jsonb)
--- Current definition from supabase/migrations/20261130001008_writes_wait_for_erasure.sql
--- Earlier versions in: 20261130000400_account_deletion.sql
--- Calls: manette.authenticate, manette.player_erase, manette.player_leave_play, manette.token_hash, manette.token_of_deleted
+-- Current definition from supabase/migrations/20261130001023_identity_tokens_deletion.sql
+-- Earlier versions in: 20261130000400_account_deletion.sql, 20261130001008_writes_wait_for_erasure.sql
+-- Calls: manette.authenticate, manette.jeton_accept, manette.player_erase, manette.player_leave_play, manette.token_hash, manette.token_of_deleted
 CREATE OR REPLACE FUNCTION api.players_supprimer(ctx jsonb, body jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql
@@ -16,6 +16,8 @@ declare
   method    text := body->>'methode';
   verified  boolean := jsonb_typeof(body->'verified') = 'boolean' and (body->>'verified')::boolean;
   google    jsonb := body->'google';
+  jeton     jsonb := body->'jeton';
+  identity_issuer text;
   client_id text;
   issued    numeric;
   attempt   bigint;
@@ -64,8 +66,23 @@ begin
     ok := verified and p.google_sub is not null and client_id is not null
           and google->>'aud' = client_id and google->>'sub' = p.google_sub
           and issued between extract(epoch from now()) - 600 and extract(epoch from now()) + 60;
+  elsif method = 'jeton' then
+    -- An identity token of one of the player's identities, issued within the last 10
+    -- minutes (as Google's); checked against the game's connexions and used once
+    -- (manette.jeton_accept raises invalid_credentials or fournisseur_inconnu).
+    if jsonb_typeof(jeton) = 'object' and jsonb_typeof(jeton->'iat') = 'number' then
+      issued := (jeton->>'iat')::numeric;
+    end if;
+    if issued between extract(epoch from now()) - 600 and extract(epoch from now()) + 60 then
+      identity_issuer := manette.jeton_accept(p.game_id, jeton);
+      ok := exists (select 1 from manette.player_identities i
+                    where i.game_id = p.game_id and i.player_id = p.id
+                      and i.issuer = identity_issuer and i.subject = jeton->>'sub');
+    end if;
   elsif method = 'aucune' then
-    ok := p.password_hash is null and p.google_sub is null;
+    -- A guest's: nothing to confirm with (no password, no Google id, no identity).
+    ok := p.password_hash is null and p.google_sub is null
+          and not exists (select 1 from manette.player_identities i where i.game_id = p.game_id and i.player_id = p.id);
   end if;
   ok := coalesce(ok, false);
 

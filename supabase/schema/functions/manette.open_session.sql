@@ -4,7 +4,7 @@
 -- Current definition from supabase/migrations/20261130000100_accounts.sql
 -- Earlier versions in: 20261122000200_players.sql
 -- Calls: manette.iso, manette.player_json, manette.token_hash
--- Called by: api.players_google, api.players_invite, api.players_login_finish, api.players_register
+-- Called by: api.players_google, api.players_invite, api.players_jeton, api.players_login_finish, api.players_register
 CREATE OR REPLACE FUNCTION manette.open_session(player_id uuid, token text)
  RETURNS jsonb
  LANGUAGE plpgsql

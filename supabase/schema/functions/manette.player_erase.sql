@@ -1,8 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette.player_erase(target uuid, keep_row boolean)
--- Current definition from supabase/migrations/20261130001001_reserved_names.sql
--- Earlier versions in: 20261130000100_accounts.sql
+-- Current definition from supabase/migrations/20261130001021_identity_tokens.sql
+-- Earlier versions in: 20261130000100_accounts.sql, 20261130001001_reserved_names.sql
 -- Calls: manette.pseudo_key
 -- Called by: api.players_supprimer, manette.sweep_guests
 -- Fires: manette.leaderboard_count_entries() after delete for each statement on manette.leaderboard_entries (trigger leaderboard_entries_count_delete)
@@ -37,6 +37,7 @@ begin
   delete from manette.ledger l where l.game_id = p.game_id and l.player_id = p.id;
   delete from manette.inventory i where i.game_id = p.game_id and i.player_id = p.id;
   delete from manette.balances b where b.game_id = p.game_id and b.player_id = p.id;
+  delete from manette.player_identities i where i.game_id = p.game_id and i.player_id = p.id;
 
   -- The audit keeps what was done and to which id; the names go (JSON string tokens equal
   -- to the pseudo or the e-mail, wherever they sit in the details).
@@ -55,7 +56,7 @@ begin
   -- The whole id: 41 characters, longer than any chosen pseudo (32 at most), so no player
   -- holds it (players_pseudo_check lets a tombstone, and only it, carry its own).
   set pseudo = 'supprime-' || pg_catalog.replace(pl.id::text, '-', ''),
-      email = null, password_hash = null, google_sub = null, country = null,
+      email = null, password_hash = null, google_sub = null, supabase_user_id = null, country = null,
       avatar_version = 0, guest = false, device_hash = null,
       suspended_at = null, suspended_until = null, suspension_reason = null,
       deleted_at = now(), updated_at = now()

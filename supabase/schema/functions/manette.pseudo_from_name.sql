@@ -4,7 +4,7 @@
 -- Current definition from supabase/migrations/20261130001001_reserved_names.sql
 -- Earlier versions in: 20261123000500_google_linking.sql
 -- Calls: manette.pseudo_is_reserved
--- Called by: api.players_google
+-- Called by: api.players_google, api.players_jeton
 CREATE OR REPLACE FUNCTION manette.pseudo_from_name(display_name text)
  RETURNS text
  LANGUAGE plpgsql

@@ -3,7 +3,7 @@
 -- manette.refuse_suspended(p manette.players)
 -- Current definition from supabase/migrations/20261130000100_accounts.sql
 -- Calls: manette.fail, manette.iso
--- Called by: api.players_google, api.players_invite, api.players_lier, api.players_login_finish, api.players_mot_de_passe_reinitialiser
+-- Called by: api.players_google, api.players_invite, api.players_jeton, api.players_lier, api.players_login_finish, api.players_mot_de_passe_reinitialiser
 CREATE OR REPLACE FUNCTION manette.refuse_suspended(p manette.players)
  RETURNS void
  LANGUAGE plpgsql

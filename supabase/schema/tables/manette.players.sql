@@ -19,6 +19,7 @@ create table manette.players (
   suspension_reason text,
   deleted_at timestamp with time zone,
   purge_failed_at timestamp with time zone,
+  supabase_user_id uuid,
   constraint players_pkey PRIMARY KEY (id),
   constraint players_game_id_id_key UNIQUE (game_id, id),
   constraint players_country_fkey FOREIGN KEY (country) REFERENCES manette.countries(code) NOT VALID,
@@ -48,6 +49,7 @@ comment on column manette.players.seen_at is 'last login or use of a session (wr
 comment on column manette.players.suspended_until is 'end of a suspension (manette players ban --jusqu-a); null with suspended_at set: until unban';
 comment on column manette.players.deleted_at is 'set when the account was deleted: the row stays, without any personal datum, as the anonymous participant of finished matches';
 comment on column manette.players.purge_failed_at is 'last time the purge of unused guests failed to erase this guest (manette.sweep_guests): it is tried again a day later, the others are not held up; each failure is a ''guests purge failed'' audit row';
+comment on column manette.players.supabase_user_id is 'the id (auth.users.id, the token''s sub) of the project''s Supabase Auth user this player signed in as (connexions {"supabase": true}); null otherwise';
 
 -- Indexes
 CREATE INDEX players_game_created_idx ON manette.players USING btree (game_id, created_at DESC, id DESC);
@@ -57,6 +59,7 @@ CREATE INDEX players_game_email_prefix_idx ON manette.players USING btree (game_
 CREATE UNIQUE INDEX players_game_google_key ON manette.players USING btree (game_id, google_sub) WHERE (google_sub IS NOT NULL);
 CREATE UNIQUE INDEX players_game_pseudo_key ON manette.players USING btree (game_id, manette.pseudo_key(pseudo));
 CREATE INDEX players_game_pseudo_prefix_idx ON manette.players USING btree (game_id, lower(pseudo) text_pattern_ops);
+CREATE UNIQUE INDEX players_game_supabase_user_key ON manette.players USING btree (game_id, supabase_user_id) WHERE (supabase_user_id IS NOT NULL);
 CREATE INDEX players_guests_seen_idx ON manette.players USING btree (game_id, seen_at) WHERE guest;
 
 -- Policies
