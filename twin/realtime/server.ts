@@ -19,6 +19,7 @@ import type { Log } from './log.js';
 import { negotiateVsn, type Vsn } from './protocol.js';
 import { PLANS, payloadLimitBytes, quotasFrom, type QuotaSettings, type Quotas } from './quotas.js';
 import { startReplication, type Delivery } from './replication.js';
+import type { DeliveryFaults } from './faults.js';
 import { monthlyQuotaFrom, MonthlyUsage } from './usage.js';
 import type { PrivateOnly } from './hub.js';
 
@@ -72,6 +73,8 @@ export interface LocalRealtimeOptions {
   /** `hosted` (default): what is committed while the replication connection is down is lost; `catch-up`: delivered later. */
   delivery?: Delivery;
   log?: (level: 'info' | 'warn' | 'error', msg: string, extra?: object) => void;
+  /** Tests only: committed broadcasts to drop (twin/realtime/faults.ts). */
+  faults?: DeliveryFaults;
 }
 
 export interface LocalRealtime {
@@ -127,7 +130,10 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
     databaseUrl: opts.databaseUrl,
     delivery: opts.delivery ?? 'hosted',
     log,
-    onMessage: (m) => hub.deliverDatabase(m),
+    onMessage: (m) => {
+      if (opts.faults?.take(m.event)) return log('info', 'realtime: test fault: broadcast dropped', { topic: m.topic, event: m.event });
+      hub.deliverDatabase(m);
+    },
   }).catch(async (err: unknown) => {
     hub.stop();
     await usage?.close().catch(() => {});
