@@ -393,9 +393,38 @@ class Realtime:
     def __init__(self, c: Client) -> None:
         self._c = c
 
+    @property
+    def renewals(self) -> int:
+        """How many times the realtime token was renewed on the open socket."""
+        return self._c._hub.renewals
+
+    def subscribe_player(self, events: Dict[str, Callable[[Json], None]], on_joined: Optional[Callable[[], None]] = None,
+                         on_error: Optional[Callable[[ManetteError], None]] = None) -> "PlayerChannel":
+        """Joins the signed-in player's own channel ``manette_joueur_<id>`` (events ``matched``,
+        and the others' ``etat`` in ``etat_aux_autres``); ``events`` maps an event name to its
+        callback (run like the match callbacks: SDK thread or ``poll()``). Returns once joined."""
+        me = (self._c.auth.player or {}).get("id")
+        if not me:
+            en = self._c.lang == "en"
+            raise ManetteError("missing_player", 0, "You need to be logged in." if en else "Vous devez être connecté.")
+        d = self._c._dispatcher
+        wrapped = {name: (lambda fn: (lambda payload: d.emit(fn, payload)))(fn) for name, fn in events.items()}
+        handle = self._c._hub.join(lambda cfg: f"manette_joueur_{me}", wrapped,
+                                   (lambda: d.emit(on_joined)) if on_joined else (lambda: None),
+                                   (lambda e: d.emit(on_error, e)) if on_error else None, True)
+        return PlayerChannel(handle)
+
     def config(self) -> Json:
         """``{url, key, channel_prefix, private, token, token_expire_le[, evenements]}`` (GET /realtime/config)."""
         return _without_ok(self._c._call("GET", "/realtime/config"))
+
+
+class PlayerChannel:
+    def __init__(self, handle: ChannelHandle) -> None:
+        self._handle = handle
+
+    def close(self) -> None:
+        self._handle.stop()
 
 
 class Match:
@@ -474,6 +503,8 @@ class Subscription:
         self._channel: Optional[ChannelHandle] = None
         self.setting = "action_etat"
         self.own_channel = False
+        #: How many times the room was joined (1 + the rejoins) and the state re-read.
+        self.joins = 0
         self.rereads = 0
         self._me = (self._c.auth.player or {}).get("id")
 
@@ -612,6 +643,12 @@ class Subscription:
                 self._reread()
             self._deliver(payload)
 
+    def _joined(self) -> None:
+        # Every (re)join follows a gap in which events may have been missed.
+        with self._lock:
+            self.joins += 1
+        self._reread()
+
     def _fatal(self, err: ManetteError) -> None:
         self._c._dispatcher.emit(self._on_error, err)
 
@@ -631,8 +668,7 @@ class Subscription:
             self._c._accepted.setdefault(self._m.id, set()).add(self._expect_own)
         try:
             self._channel = self._c._hub.join(self._topic_of, {"action": self._ev_action, "etat": self._ev_etat},
-                                              # Every (re)join follows a gap in which events may have been missed.
-                                              self._reread, self._fatal)
+                                              self._joined, self._fatal)
         except BaseException:
             self._end()
             raise
