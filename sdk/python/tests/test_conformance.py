@@ -301,6 +301,9 @@ def test_recovery_realtime_restart(world: World):
     control.post("/realtime/stop")
     try:
         play(players, recs, pid, [2])  # X's move, committed while Realtime is down: never delivered
+        # While it is down, X learns its own move by re-reading (its etat is 2 s late).
+        rx.wait_turn(4, 15)
+        time.sleep(2)  # a few reconnection attempts fail meanwhile
     finally:
         control.post("/realtime/start")
     deadline = time.monotonic() + 40
