@@ -83,3 +83,28 @@ def test_pygame_example_headless_plays_a_whole_match(world: World):
         err = proc.stderr.read() if proc.stderr else ""
         if proc.returncode not in (0, None):
             print("example stdout:", "".join(out), "\nexample stderr:", err)
+
+
+def test_quickstart_two_players_play_to_the_end(world: World):
+    """docs/sdk-python.md's quick start, run twice at once: two players matched, one result each."""
+    script = os.path.join(os.path.dirname(HERE), "examples", "quickstart.py")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(HERE), PYTHONDONTWRITEBYTECODE="1")
+    names = [world.pseudo("qs"), world.pseudo("qs")]
+    procs = []
+    for name in names:
+        procs.append(subprocess.Popen([sys.executable, script, world.base_url, world.keys["default"], name, "mot-de-passe-1"],
+                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env))
+        time.sleep(1.0)  # the first one queues, the second one is matched with it
+    outs = []
+    for p in procs:
+        try:
+            out, _ = p.communicate(timeout=90)
+        finally:
+            if p.poll() is None:
+                p.kill()
+        outs.append(out)
+        assert p.returncode == 0, out
+    results = [[l for l in out.splitlines() if l.startswith("result:")] for out in outs]
+    assert sorted(r[0] for r in results) == ["result: lost", "result: won"], outs
+    for out in outs:
+        assert "meilleur-score: #" in out, out
