@@ -51,7 +51,7 @@ sub.close()
 
 winner = latest.get("gagnant_id")
 print("result:", "draw" if winner is None else "won" if winner == me else "lost")
-board = client.leaderboards()[0]["id"]
-for s in client.leaderboard(board).scores(limit=5):
-    print(f"{board}: #{s['rang']} {s['pseudo']} {s['valeur']}")
+for board in client.leaderboards():
+    top = client.leaderboard(board["id"]).scores(limit=5)
+    print(f"{board['id']}:", ", ".join(f"#{s['rang']} {s['pseudo']} {s['valeur']}" for s in top) or "(no scores yet)")
 client.close()
