@@ -501,8 +501,11 @@ class Subscription:
         self._own_waits: Set[Timer] = set()
         self._poll_timer: Optional[Timer] = None
         self._channel: Optional[ChannelHandle] = None
+        #: The game's realtime.evenements, whether this client listens on its own channel
+        #: (a participant in etat_aux_autres), and the topic joined.
         self.setting = "action_etat"
         self.own_channel = False
+        self.topic: Optional[str] = None
         #: How many times the room was joined (1 + the rejoins) and the state re-read.
         self.joins = 0
         self.rereads = 0
@@ -654,14 +657,17 @@ class Subscription:
 
     def _topic_of(self, cfg: Json) -> str:
         self.setting = cfg.get("evenements") or "action_etat"
+        self.topic = cfg["channel_prefix"] + self._m.id
         if self.setting != "etat_aux_autres" or not self._me:
-            return cfg["channel_prefix"] + self._m.id
+            return self.topic
         # etat_aux_autres: a participant hears the others' actions on its own channel; a
         # spectator on the room. Which one is this client: the state says.
         p = self.latest or self._m.state()
         self._deliver(p)
         self.own_channel = any(x.get("joueur_id") == self._me for x in p.get("participants") or [])
-        return f"manette_joueur_{self._me}" if self.own_channel else cfg["channel_prefix"] + self._m.id
+        if self.own_channel:
+            self.topic = f"manette_joueur_{self._me}"
+        return self.topic
 
     def _start(self) -> None:
         with self._c._accepted_lock:

@@ -231,6 +231,8 @@ def test_realtime_room(world: World):
     x, o, pid = world.matched()
     rec, sub = follow(x, pid, "x")
     assert sub.joins == 1
+    cfg = x.realtime.config()
+    assert sub.topic == cfg["channel_prefix"] + pid and cfg["private"] is True
     first = rec.wait_turn(1, 10)  # the join's re-read
     assert first["id"] == pid
     stranger = world.player()
@@ -244,6 +246,11 @@ def _whole_match(world: World, key: str) -> None:
     x, o, pid = world.matched(key=key)
     rx, sx = follow(x, pid, "x")
     ro, so = follow(o, pid, "o")
+    for c, s in ((x, sx), (o, so)):
+        if key == "etat_aux_autres":  # each hears the other on its own channel, not the room
+            assert s.own_channel and s.topic == f"manette_joueur_{c.auth.player['id']}"
+        else:
+            assert not s.own_channel and s.topic.endswith(pid)
     players, recs = {"x": x, "o": o}, {"x": rx, "o": ro}
     play(players, recs, pid, range(5))
     assert_final(players, recs, pid)
