@@ -373,20 +373,47 @@ class Matchmaking:
     def leave(self) -> Json:
         return _without_ok(self._c._call("POST", "/matchmaking/leave"))
 
-    def wait_for_match(self, poll_s: float = 1.0, timeout_s: Optional[float] = None) -> Json:
-        """Blocks until the status is ``matched`` (polling, which is also the queue's heartbeat).
-        Raises ManetteError ``not_queued`` when the player is not in a queue, ``timeout`` after ``timeout_s``."""
+    def wait_for_match(self, poll_s: float = 2.0, timeout_s: Optional[float] = None) -> Json:
+        """Blocks until the status is ``matched``: the player channel's ``matched`` event, with
+        polling (every ``poll_s``, also the queue's heartbeat) as the fallback. Raises
+        ManetteError ``not_queued`` when the player is not in a queue, ``timeout`` after ``timeout_s``."""
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
-        while True:
-            s = self.status()
-            if s.get("status") == "matched":
-                return s
-            if s.get("status") == "idle":
-                en = self._c.lang == "en"
-                raise ManetteError("not_queued", 0, "Not in the matchmaking queue." if en else "Pas dans la file d’attente.")
-            if deadline is not None and time.monotonic() >= deadline:
-                raise ManetteError("timeout", 0, "No match yet." if self._c.lang == "en" else "Pas encore de partie.")
-            time.sleep(max(0.2, poll_s))
+        s = self.status()
+        if s.get("status") == "matched":
+            return s
+        heard: List[Json] = []
+        woken = threading.Event()
+
+        def matched(payload: Any) -> None:
+            if isinstance(payload, dict) and isinstance(payload.get("partie_id"), str):
+                heard.append({**payload, "status": "matched"})
+                woken.set()
+        channel: Optional[ChannelHandle] = None
+        me = (self._c.auth.player or {}).get("id")
+        if me:
+            try:
+                channel = self._c._hub.join(lambda cfg: f"manette_joueur_{me}", {"matched": matched}, lambda: None, None, True)
+            except ManetteError:
+                channel = None  # Realtime unavailable: polling alone
+        try:
+            while True:
+                if s.get("status") == "idle":
+                    en = self._c.lang == "en"
+                    raise ManetteError("not_queued", 0, "Not in the matchmaking queue." if en else "Pas dans la file d’attente.")
+                wait = max(0.2, poll_s)
+                if deadline is not None:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        raise ManetteError("timeout", 0, "No match yet." if self._c.lang == "en" else "Pas encore de partie.")
+                    wait = min(wait, left)
+                if woken.wait(wait):
+                    return {k: v for k, v in heard[0].items() if k not in ("ok", "id")}
+                s = self.status()
+                if s.get("status") == "matched":
+                    return s
+        finally:
+            if channel is not None:
+                channel.stop()
 
 
 class Realtime:

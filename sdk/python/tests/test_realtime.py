@@ -53,3 +53,34 @@ def test_a_channel_closed_for_an_expired_token_is_joined_again(world: World):
     rx.wait(lambda r: any(a["numero_tour"] == 2 for a in r.actions), 10, "O's action after the rejoin")
     rx.wait_turn(3)
     sx.close()
+
+
+def test_wait_for_match_hears_matched_on_the_player_channel(world: World):
+    import threading
+
+    a, b = world.player(), world.player()
+    assert a.matchmaking.join("1v1")["status"] == "waiting"
+    got = {}
+
+    def wait() -> None:
+        try:
+            # No polling in the test's time: the answer can only come from the `matched` event.
+            got["status"] = a.matchmaking.wait_for_match(poll_s=3600, timeout_s=60)
+        except Exception as e:  # reported below
+            got["error"] = e
+    t = threading.Thread(target=wait)
+    t.start()
+    topic = "manette_joueur_" + a.auth.player["id"]
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:  # until its player channel is joined
+        ch = a._hub._topics.get(topic)
+        if ch is not None and ch.state == "joined":
+            break
+        time.sleep(0.05)
+    matched = b.matchmaking.join("1v1")
+    assert matched["status"] == "matched"
+    t.join(30)
+    assert not t.is_alive() and "error" not in got, got
+    s = got["status"]
+    assert s["status"] == "matched" and s["partie_id"] == matched["partie_id"]
+    assert {p["joueur_id"] for p in s["participants"]} == {a.auth.player["id"], b.auth.player["id"]}
