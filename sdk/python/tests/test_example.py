@@ -12,6 +12,7 @@ import threading
 import time
 
 from conftest import HERE, Recorder, World
+from test_conformance import SCRIPT
 
 EXAMPLE = os.path.join(os.path.dirname(HERE), "examples", "morpion_pygame.py")
 
@@ -108,3 +109,58 @@ def test_quickstart_two_players_play_to_the_end(world: World):
     assert sorted(r[0] for r in results) == ["result: lost", "result: won"], outs
     for out in outs:
         assert "meilleur-score:" in out, out
+
+
+def test_pygame_example_played_by_clicks(world: World, monkeypatch):
+    """The interactive mode: clicks (posted as SDL mouse events, under the dummy video
+    driver) on the squares, against a player driven by the SDK."""
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    monkeypatch.setenv("SDL_AUDIODRIVER", "dummy")
+    monkeypatch.setenv("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    sys.path.insert(0, os.path.dirname(EXAMPLE))
+    try:
+        import morpion_pygame as example
+    finally:
+        sys.path.remove(os.path.dirname(EXAMPLE))
+    import pygame
+
+    pseudo = world.pseudo("clic")
+    args = example.parse_args(["--url", world.base_url, "--key", world.keys["default"], "--pseudo", pseudo,
+                               "--password", "mot-de-passe-1", "--register", "--email", f"{pseudo}@example.test", "--poll", "3"])
+    game = example.Game(args)
+    result = {}
+    t = threading.Thread(target=lambda: result.setdefault("code", game.run()), daemon=True)
+    t.start()
+    deadline = time.monotonic() + 20
+    while game.me is None or game.client.matchmaking.status()["status"] != "waiting":
+        assert time.monotonic() < deadline and t.is_alive(), "the example did not queue"
+        time.sleep(0.1)
+    b = world.player()
+    matched = b.matchmaking.join("1v1")
+    pid = matched["partie_id"]
+    assert matched["participants"][0]["joueur_id"] == game.me  # the example queued first: X
+    rec = Recorder("b")
+    sub = b.match(pid).subscribe(on_action=rec.on_action, on_etat=rec.on_etat, poll_s=3)
+    centre = lambda case: ((case % 3) * example.CELL + example.CELL // 2, (case // 3) * example.CELL + example.CELL // 2)  # noqa: E731
+    for i, (who, case) in enumerate(SCRIPT):
+        turn = i + 1
+        if who == "x":
+            deadline = time.monotonic() + 20
+            while not (game.partie and game.partie["numero_tour"] == turn and game.my_turn):
+                assert time.monotonic() < deadline and t.is_alive(), f"the example never saw turn {turn}"
+                time.sleep(0.05)
+            pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=centre(case), button=1))
+        else:
+            rec.wait_turn(turn)
+            b.match(pid).act("jouer", {"case": case}, numero_tour=turn)
+    final = rec.wait_final()
+    deadline = time.monotonic() + 20
+    while not (game.partie and game.partie["statut"] == "terminee"):
+        assert time.monotonic() < deadline, "the example never saw the end"
+        time.sleep(0.05)
+    server = b.match(pid).state()
+    assert final == server and game.partie == server and server["gagnant_id"] == game.me
+    pygame.event.post(pygame.event.Event(pygame.QUIT))
+    t.join(15)
+    assert result.get("code") == 0
+    sub.close()
