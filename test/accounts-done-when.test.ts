@@ -14,18 +14,17 @@
 // Nothing asserts how long anything took.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { freePort } from './support/net.js';
+import { cleanCopy } from './support/clean-copy.js';
 import { haveBrowser, launchBrowser, SCREENSHOT_DIR, warnIfNoBrowser } from './support/browser.js';
 
 warnIfNoBrowser('accounts-done-when');
 const run = promisify(execFile);
-const ROOT = path.join(import.meta.dirname, '..');
 const DESKTOP = { width: 1280, height: 860 };
 const PHONE = { width: 375, height: 740 };
 
@@ -79,20 +78,9 @@ async function cli(...args: string[]): Promise<{ code: number; body: any; stderr
 }
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'manette-accounts-'));
-  // A clone's folder is readable by others (the embedded Postgres may run as another user).
-  await chmod(dir, 0o755);
-  // What a clone has: the tracked files and the new ones git does not ignore, as they are now.
-  const { stdout } = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
-  const files = [...new Set(stdout.split('\0').filter((f) => f && existsSync(path.join(ROOT, f))))];
-  for (const f of files) {
-    await mkdir(path.dirname(path.join(dir, f)), { recursive: true });
-    await copyFile(path.join(ROOT, f), path.join(dir, f));
-  }
+  dir = await cleanCopy('accounts');
   expect(existsSync(path.join(dir, '.manette'))).toBe(false);
   expect(existsSync(path.join(dir, 'sdk', 'dist'))).toBe(false);
-  // `npm ci` would install the lockfile's packages: the same as this checkout's.
-  await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
 
   // A newcomer's shell: no DATABASE_URL, no MANETTE_SMTP_URL. Free ports (other tests run
   // beside this one), one API process, a cheap password hash (the machine is small), and the

@@ -13,10 +13,16 @@ const DOCS = readdirSync('docs').filter((f) => f.endsWith('.md')).map((f) => pat
 const PAGES = ['README.md', ...DOCS];
 const read = (file: string) => readFileSync(file, 'utf8');
 // Code comments too, except the append-only migrations (their text is fixed once applied).
-const SOURCES = execFileSync('git', ['ls-files', 'api', 'sdk/src', 'supabase/tests', 'supabase/functions', 'test', 'twin', 'tools', 'bench', 'bin', 'examples'], { encoding: 'utf8' })
-  .split('\n').filter((f) => /\.(ts|js|mjs|sql|html)$/.test(f) && f !== 'test/docs.test.ts' && existsSync(f));
+const SOURCES = execFileSync('git', ['ls-files', 'api', 'sdk/src', 'sdk/csharp', 'sdk/python', 'supabase/tests', 'supabase/functions', 'test', 'twin', 'tools', 'bench', 'bin', 'examples'], { encoding: 'utf8' })
+  .split('\n').filter((f) => /\.(ts|js|mjs|sql|html|cs|py|sh)$/.test(f) && f !== 'test/docs.test.ts' && existsSync(f));
 
 describe('docs', () => {
+  it('docs/sdk.md lists every case of the conformance suite, in its order', () => {
+    const cases = (JSON.parse(read('test/conformance/cases.json')) as { cases: Array<{ id: string }> }).cases.map((c) => c.id);
+    const rows = [...read('docs/sdk.md').matchAll(/^\| `([a-z_]+)` \| [^|]+ \| [^|]+ \| ✓ \| ✓ \| ✓ \| ✓ \|$/gm)].map((m) => m[1]);
+    expect(rows).toEqual(cases);
+  });
+
   it('cite no file a reader does not have, and neither do code comments', () => {
     expect(DOCS.length).toBeGreaterThan(8);
     expect(SOURCES.length).toBeGreaterThan(100);

@@ -32,6 +32,11 @@ export interface ClientOptions {
   storage?: SessionStorage;
   /** How to load @supabase/realtime-js, e.g. `() => import('@supabase/realtime-js')` in a bundled app. */
   realtime?: RealtimeLoader;
+  /**
+   * The WebSocket class realtime-js uses, where there is no global one (Node 20: the `ws`
+   * package's `WebSocket`). Default: the global WebSocket.
+   */
+  transport?: unknown;
   fetch?: typeof fetch;
 }
 
@@ -158,9 +163,10 @@ export interface ManetteClient {
     /**
      * Buys `quantite` (1–100, default 1) of the article `code` (POST /shop/acheter). One
      * Idempotency-Key per call, sent again on the SDK's own retries (no answer, 502/503/504,
-     * 429), so a lost answer never buys twice.
+     * 429), so a lost answer never buys twice. `idempotencyKey`: the game's own key instead
+     * (kept by the game across a restart, so a purchase asked again is not bought twice).
      */
-    buy(code: string, opts?: { quantite?: number }): Promise<Achat>;
+    buy(code: string, opts?: { quantite?: number; idempotencyKey?: string }): Promise<Achat>;
     /** Consumes `quantite` (default 1) of an object (POST /economie/utiliser): the new inventory. */
     use(objet: string, quantite?: number): Promise<ObjetPossede[]>;
     /** The player's ledger, newest first (GET /economie/historique); `avant`: the page's `suivant`. */
@@ -236,6 +242,7 @@ export function createClient(options: ClientOptions): ManetteClient {
     () => call<RealtimeConfig & { ok: true }>('GET', '/realtime/config').then((b) => without<RealtimeConfig>(b)),
     options.realtime ?? defaultRealtimeLoader(sdkUrl, base),
     lang,
+    options.transport,
   );
 
   /**
@@ -243,8 +250,7 @@ export function createClient(options: ClientOptions): ManetteClient {
    * retry after no answer (or a 502/503/504/429), so the server answers a replay with the
    * first answer instead of doing it again.
    */
-  async function retried(method: string, path: string, body: unknown): Promise<Record<string, unknown>> {
-    const idempotencyKey = randomId();
+  async function retried(method: string, path: string, body: unknown, idempotencyKey = randomId()): Promise<Record<string, unknown>> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await call(method, path, { body, idempotencyKey });
@@ -427,7 +433,7 @@ export function createClient(options: ClientOptions): ManetteClient {
       async buy(code, opts = {}) {
         const body: Record<string, unknown> = { code };
         if (opts.quantite !== undefined) body.quantite = opts.quantite;
-        return (await retried('POST', '/shop/acheter', body)).data as Achat;
+        return (await retried('POST', '/shop/acheter', body, opts.idempotencyKey)).data as Achat;
       },
       async use(objet, quantite = 1) {
         return ((await retried('POST', '/economie/utiliser', { objet, quantite })).data as { inventaire: ObjetPossede[] }).inventaire;

@@ -16,7 +16,7 @@ export interface RtClient {
   removeChannel(ch: RtChannel): Promise<unknown>;
   disconnect(): unknown;
 }
-export interface RealtimeModule { RealtimeClient: new (url: string, opts: { params: { apikey: string } }) => RtClient }
+export interface RealtimeModule { RealtimeClient: new (url: string, opts: { params: { apikey: string }; transport?: any }) => RtClient }
 export type RealtimeLoader = () => Promise<RealtimeModule>;
 
 export interface ChannelHandle { stop(): Promise<void> }
@@ -39,12 +39,13 @@ export class RealtimeHub {
     private readonly config: () => Promise<RealtimeConfig>,
     private readonly load: RealtimeLoader,
     private readonly lang: string,
+    private readonly transport?: unknown,
   ) {}
 
   private open() {
     this.rt ??= (async () => {
       const [cfg, mod] = await Promise.all([this.config(), this.load()]);
-      const client = new mod.RealtimeClient(cfg.url, { params: { apikey: cfg.key } });
+      const client = new mod.RealtimeClient(cfg.url, { params: { apikey: cfg.key }, ...(this.transport ? { transport: this.transport } : {}) });
       if (cfg.token) await client.setAuth(cfg.token);
       this.scheduleRenew(cfg);
       return { client, cfg };
