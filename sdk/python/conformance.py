@@ -2,9 +2,11 @@
 """The Python SDK's conformance runner.
 
 Runs every case of test/conformance/cases.json (tests/test_conformance.py, one test per
-case) against the conformance server whose control URL is in MANETTE_CONFORMANCE_URL,
-writes the JSON report to MANETTE_CONFORMANCE_REPORT (when set) and prints, as its last
-line, ``N passed, M failed``. Exit status 0 when every case passed.
+case) against the conformance server whose control URL is in MANETTE_CONFORMANCE_URL, and
+with them the SDK's other tests (tests/: unit tests, realtime behaviours, the examples);
+writes the JSON report of the cases to MANETTE_CONFORMANCE_REPORT (when set), prints the
+other tests' count (``other tests: N passed, M failed``) and, as its last line, the cases'
+``N passed, M failed``. Exit status 0 when every case and every other test passed.
 
     node bin/run-ts.js test/conformance/server.ts     # prints {"control": "http://127.0.0.1:PORT"}
     MANETTE_CONFORMANCE_URL=http://127.0.0.1:PORT /usr/bin/python3 sdk/python/conformance.py
@@ -18,21 +20,29 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 CASES = os.path.join(REPO, "test", "conformance", "cases.json")
-TESTS = os.path.join(HERE, "tests", "test_conformance.py")
+TESTS = os.path.join(HERE, "tests")
+CASES_MODULE = "test_conformance.py"
 
 
 class Collector:
-    """A pytest plugin: the outcome of each test_<case id>."""
+    """A pytest plugin: the outcome of each test_<case id>, and of the other tests."""
 
     def __init__(self) -> None:
         self.outcomes: dict = {}
+        self.others: dict = {}
 
     def pytest_runtest_logreport(self, report) -> None:  # noqa: ANN001
-        name = report.nodeid.split("::")[-1]
+        module, _, name = report.nodeid.partition("::")
+        failed = report.failed or (report.skipped and report.when in ("setup", "call"))
+        if not module.endswith(CASES_MODULE):
+            if failed:
+                self.others[report.nodeid] = False
+            elif report.when == "call" and report.passed:
+                self.others.setdefault(report.nodeid, True)
+            return
         if not name.startswith("test_"):
             return
         case = name[len("test_"):]
-        failed = report.failed or (report.skipped and report.when in ("setup", "call"))
         if failed:
             text = str(report.longrepr) if report.longrepr else report.outcome
             # The assertion's line, not the whole traceback.
@@ -67,9 +77,12 @@ def main(argv: list) -> int:
         with open(path, "w", encoding="utf-8") as f:
             json.dump(report, f, ensure_ascii=False, indent=2)
     passed = sum(1 for r in results if r["ok"])
+    others_ok = sum(1 for ok in collector.others.values() if ok)
+    others_failed = [k for k, ok in collector.others.items() if not ok]
     sys.stdout.flush()
+    print(f"other tests: {others_ok} passed, {len(others_failed)} failed" + (f" ({', '.join(others_failed)})" if others_failed else ""))
     print(f"{passed} passed, {len(results) - passed} failed", flush=True)
-    return 0 if passed == len(results) else 1
+    return 0 if passed == len(results) and not others_failed else 1
 
 
 if __name__ == "__main__":
