@@ -58,7 +58,7 @@ export async function runSdkRunner(server: ConformanceServer, command: string, a
 }
 
 /** Every case of the list reported and passed, and the runner's last line counting them. */
-export async function expectConformant(sdk: string, run: { out: string; report?: { results: CaseResult[] } }, lastLine = true): Promise<void> {
+export async function expectConformant(sdk: string, run: { code?: number | null; out: string; report?: { results: CaseResult[] } }, lastLine = true): Promise<void> {
   const cases = (await conformanceCases()).map((c) => c.id);
   const results = run.report?.results ?? [];
   const passed = results.filter((r) => r.ok).length;
@@ -69,4 +69,6 @@ export async function expectConformant(sdk: string, run: { out: string; report?:
   expect(failures, run.out.slice(-4000)).toEqual([]);
   expect(results.map((r) => r.case).sort()).toEqual([...cases].sort());
   if (lastLine) expect(run.out.trim().split('\n').at(-1)?.trim()).toBe(line);
+  // A runner's own other tests (units, examples) fail through its exit status.
+  if (run.code !== undefined) expect(run.code, run.out.slice(-4000)).toBe(0);
 }

@@ -26,4 +26,4 @@ if (process.env.MANETTE_CONFORMANCE_REPORT) {
 }
 const passed = results.filter((r) => r.ok).length;
 console.log(`${passed} passed, ${results.length - passed} failed`);
-process.exit(0);
+process.exit(passed === results.length ? 0 : 1);
