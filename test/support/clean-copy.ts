@@ -3,7 +3,7 @@
 // sdk/dist, no build output); node_modules linked (`npm ci` would install the same).
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, copyFile, mkdir, mkdtemp, symlink } from 'node:fs/promises';
+import { chmod, copyFile, lstat, mkdir, mkdtemp, readlink, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -20,7 +20,9 @@ export async function cleanCopy(name: string): Promise<string> {
   const files = [...new Set(stdout.split('\0').filter((f) => f && f !== 'node_modules' && existsSync(path.join(ROOT, f))))];
   for (const f of files) {
     await mkdir(path.dirname(path.join(dir, f)), { recursive: true });
-    await copyFile(path.join(ROOT, f), path.join(dir, f));
+    // A tracked symbolic link stays one (the Unity package's Runtime/Core).
+    if ((await lstat(path.join(ROOT, f))).isSymbolicLink()) await symlink(await readlink(path.join(ROOT, f)), path.join(dir, f));
+    else await copyFile(path.join(ROOT, f), path.join(dir, f));
   }
   await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
   return dir;
