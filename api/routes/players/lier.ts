@@ -1,5 +1,4 @@
-// POST /players/lier → password hash, Google signature or identity token check here, then api.players_lier
-// (an identity token: api.players_jeton_start first, for its provider)
+// POST /players/lier → password hash, Google signature or identity token (its provider from api.players_jeton_start) checked here, then api.players_lier
 // SQL now: supabase/schema/functions/api.players_lier.sql, supabase/schema/functions/api.players_jeton_start.sql
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';

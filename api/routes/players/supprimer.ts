@@ -1,7 +1,5 @@
-// POST /players/me/supprimer → api.players_supprimer_start (or, for an identity token, api.players_jeton_start),
-// the credential checked here, api.players_supprimer
-// SQL now: supabase/schema/functions/api.players_supprimer_start.sql, supabase/schema/functions/api.players_jeton_start.sql,
-// supabase/schema/functions/api.players_supprimer.sql
+// POST /players/me/supprimer → api.players_supprimer_start (an identity token: api.players_jeton_start), the credential checked here, api.players_supprimer
+// SQL now: supabase/schema/functions/api.players_supprimer_start.sql, supabase/schema/functions/api.players_jeton_start.sql, supabase/schema/functions/api.players_supprimer.sql
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { callApi } from '../../db/pool.js';
