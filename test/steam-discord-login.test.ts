@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { serveSteam, type SteamServer } from './support/steam-server.js';
 import { pkcePair, serveDiscord, type DiscordServer } from './support/discord-server.js';
 import { client, minimalGame, startTestApp, type Reply, type TestApp } from './support/harness.js';
+import { createClient, createPkcePair, ManetteError } from '../sdk/src/index.js';
 
 let app: TestApp;
 let steam: SteamServer;
@@ -13,6 +14,7 @@ let discord: DiscordServer;
 let api: ReturnType<typeof client>;
 let apiOther: ReturnType<typeof client>;
 let apiNone: ReturnType<typeof client>;
+let gameKey: string;
 const logs: string[] = [];
 
 const APP_ID = 480;
@@ -22,7 +24,7 @@ const DISCORD_OTHER = { client_id: '1100000000000000002', client_secret: 'discor
 const REDIRECT = 'https://jeu.example/discord';
 
 beforeAll(async () => {
-  steam = await serveSteam();
+  steam = await serveSteam({ testTickets: true });
   discord = await serveDiscord([DISCORD, { ...DISCORD_OTHER }]);
   app = await startTestApp({
     MANETTE_STEAM_API_URL: steam.url,
@@ -33,9 +35,10 @@ beforeAll(async () => {
     MANETTE_DISCORD_CLIENT_SECRET: DISCORD.client_secret,
     MANETTE_DISCORD_CLIENT_SECRETS: JSON.stringify({ [DISCORD_OTHER.client_id]: 'secret-faux' }),
   }, undefined, { logs });
-  api = client(app.baseUrl, await app.applyGame(minimalGame('jeu-steam', {
+  gameKey = await app.applyGame(minimalGame('jeu-steam', {
     connexions: { steam: { app_id: APP_ID, identite: IDENTITY }, discord: { client_id: DISCORD.client_id } },
-  })));
+  }));
+  api = client(app.baseUrl, gameKey);
   apiOther = client(app.baseUrl, await app.applyGame(minimalGame('jeu-steam-481', {
     connexions: { steam: { app_id: 481 }, discord: { client_id: DISCORD_OTHER.client_id } },
   })));
@@ -260,5 +263,55 @@ describe('the game file', () => {
     [{ autre: { emetteur: 'steam', audience: 'x', jwks_url: 'https://idp.example/jwks' } }, 'connexions.autre.emetteur'],
   ])('%j is refused, naming %s', async (connexions, field) => {
     await expect(app.applyGame(minimalGame('jeu-refuse', { connexions }))).rejects.toThrow(field);
+  });
+});
+
+describe('deletion, test tickets and the browser SDK', () => {
+  it('a Steam player deletes its account with a fresh ticket ({fournisseur: "steam", jeton})', async () => {
+    const steamid = newSteamId();
+    const r = session(await steamLogin(ticketFor(steamid)));
+    expectError(await api.post('/players/me/supprimer', {}, { token: r.token }), 401, 'invalid_credentials');
+    const gone = await seen(await api.post('/players/me/supprimer', { fournisseur: 'steam', jeton: ticketFor(steamid) }, { token: r.token }));
+    expect(gone.status, JSON.stringify(gone.body)).toBe(200);
+    expect(await app.sql('select 1 from manette.player_identities where player_id = $1', [r.data.joueur.id])).toEqual([]);
+    // The same Steam account later is a new player.
+    expect(session(await steamLogin(ticketFor(steamid))).data.joueur.id).not.toBe(r.data.joueur.id);
+  });
+
+  it('the stand-in\'s test tickets (npm start with MANETTE_STEAM_API_URL=twin) sign in, once each', async () => {
+    const handed = await (await fetch(`${steam.url}/test-ticket?steamid=76561198000000001`)).json() as { ticket: string };
+    const a = session(await steamLogin(handed.ticket));
+    const hex = (t: string) => Buffer.from(t).toString('hex');
+    const b = session(await steamLogin(hex(`manette-test-ticket:76561198000000001:${randomUUID()}`)));
+    expect(b.data.joueur.id).toBe(a.data.joueur.id);
+    expectError(await steamLogin(handed.ticket), 401, 'invalid_credentials');
+    expectError(await steamLogin(hex('manette-test-ticket:123:x')), 401, 'invalid_credentials');
+  });
+
+  it('auth.loginWithSteam, auth.loginWithDiscord with createPkcePair, auth.link with a Discord code', async () => {
+    const store = new Map<string, string>();
+    const storage = { getItem: (k: string) => store.get(k) ?? null, setItem: (k: string, v: string) => { store.set(k, v); }, removeItem: (k: string) => { store.delete(k); } };
+    const m = createClient({ baseUrl: app.baseUrl, apiKey: gameKey, storage });
+    const steamid = newSteamId();
+    const j = await m.auth.loginWithSteam(ticketFor(steamid));
+    expect(m.auth.player?.id).toBe(j.id);
+    await m.auth.logout();
+
+    const { codeVerifier, codeChallenge } = await createPkcePair();
+    expect(codeVerifier).toMatch(/^[A-Za-z0-9_-]{43,128}$/);
+    const user = newDiscordUser('Sdk Discord');
+    const code = discord.authorize({ client_id: DISCORD.client_id, user, redirect_uri: REDIRECT, code_challenge: codeChallenge });
+    const d = await m.auth.loginWithDiscord({ code, codeVerifier, redirectUri: REDIRECT });
+    expect(d.pseudo).toBe('Sdk_Discord');
+    await m.auth.logout();
+
+    await m.auth.guest({ appareilId: false });
+    const other = newDiscordUser();
+    const pair = await createPkcePair();
+    const linked = await m.auth.link({ fournisseur: 'discord', code: discord.authorize({ client_id: DISCORD.client_id, user: other, code_challenge: pair.codeChallenge }), codeVerifier: pair.codeVerifier });
+    expect(linked.invite).toBe(false);
+    const err = await m.auth.loginWithSteam(ticketFor(newSteamId(), { vacbanned: true })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ManetteError);
+    expect((err as ManetteError).code).toBe('compte_steam_banni');
   });
 });

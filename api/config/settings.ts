@@ -112,7 +112,8 @@ const Env = z.object({
   // URL (a local stand-in in tests and under `npm start`: twin/steam/), the publisher Web API
   // key (a secret: never stored in the database nor logged), and per app id when games of
   // several publishers share a server (a JSON object {"<app id>": "<key>"}, before the default).
-  MANETTE_STEAM_API_URL: z.string().url().default('https://partner.steam-api.com'),
+  // `twin` (`manette start` only): the twin's Steam stand-in, with its test tickets.
+  MANETTE_STEAM_API_URL: z.union([z.literal('twin'), z.string().url()]).default('https://partner.steam-api.com'),
   MANETTE_STEAM_PUBLISHER_KEY: z.string().min(1).optional(),
   MANETTE_STEAM_PUBLISHER_KEYS: z.string().optional().transform(secretsByApp('MANETTE_STEAM_PUBLISHER_KEYS')),
   // Discord's API base URL (OAuth2 token exchange, /users/@me), and the application's client

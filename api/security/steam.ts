@@ -33,7 +33,8 @@ export function createSteamVerifier(settings: Settings, logger?: Logger) {
     if (!STEAM_TICKET.test(ticket)) return null;
     const appId = String(provider.app_id);
     const key = settings.MANETTE_STEAM_PUBLISHER_KEYS[appId] ?? settings.MANETTE_STEAM_PUBLISHER_KEY;
-    if (!key) {
+    if (!key || settings.MANETTE_STEAM_API_URL === 'twin') {
+      // `twin` is replaced by the stand-in's URL by `manette start`; elsewhere it is no URL.
       logger?.error({ app_id: appId }, 'steam login: no publisher key (MANETTE_STEAM_PUBLISHER_KEY or MANETTE_STEAM_PUBLISHER_KEYS)');
       throw providerNotConfigured('steam');
     }

@@ -17,7 +17,9 @@ export type DeletionProof = { password: string } | { idToken: string } | { fourn
 export type LinkWith =
   | { pseudo?: string; email: string; password: string }
   | { idToken: string }
-  | { fournisseur: string; jeton: string };
+  | { fournisseur: string; jeton: string }
+  /** A Discord OAuth2 code, as auth.loginWithDiscord takes it. */
+  | { fournisseur: 'discord'; code: string; codeVerifier?: string; redirectUri?: string };
 
 export interface Row<D = Record<string, unknown>> {
   id: string;
