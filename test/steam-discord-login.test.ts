@@ -278,6 +278,26 @@ describe('deletion, test tickets and the browser SDK', () => {
     expect(session(await steamLogin(ticketFor(steamid))).data.joueur.id).not.toBe(r.data.joueur.id);
   });
 
+  it('a Discord player deletes its account with a fresh code; the repeat of a lost answer is the same 200', async () => {
+    const user = newDiscordUser();
+    const r = session(await discordLogin(webCode(user)));
+    // Another Discord user's code does not confirm it, and changes nothing.
+    expectError(await api.post('/players/me/supprimer', { fournisseur: 'discord', ...webCode(newDiscordUser()) }, { token: r.token }), 401, 'invalid_credentials');
+    expect(await app.sql('select 1 from manette.players where id = $1', [r.data.joueur.id])).toHaveLength(1);
+    const proof = { fournisseur: 'discord', ...webCode(user) };
+    const gone = await seen(await api.post('/players/me/supprimer', proof, { token: r.token }));
+    expect(gone.status, JSON.stringify(gone.body)).toBe(200);
+    const exchanges = discord.tokenRequests.length;
+    const again = await seen(await api.post('/players/me/supprimer', proof, { token: r.token }));
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(discord.tokenRequests.length).toBe(exchanges);
+    expect(await app.sql('select 1 from manette.player_identities where player_id = $1', [r.data.joueur.id])).toEqual([]);
+    expect(session(await discordLogin(webCode(user))).data.joueur.id).not.toBe(r.data.joueur.id);
+    // A game without Discord: fournisseur_inconnu.
+    const guest = session(await seen(await apiNone.post('/players/invite', {})));
+    expectError(await apiNone.post('/players/me/supprimer', { fournisseur: 'discord', code: 'x' }, { token: guest.token }), 400, 'fournisseur_inconnu');
+  });
+
   it('the stand-in\'s test tickets (npm start with MANETTE_STEAM_API_URL=twin) sign in, once each', async () => {
     const handed = await (await fetch(`${steam.url}/test-ticket?steamid=76561198000000001`)).json() as { ticket: string };
     const a = session(await steamLogin(handed.ticket));

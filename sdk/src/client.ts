@@ -397,6 +397,7 @@ export function createClient(options: ClientOptions): ManetteClient {
       },
       async deleteAccount(proof) {
         const body = !proof ? {} : 'idToken' in proof ? { id_token: proof.idToken }
+          : 'code' in proof ? { fournisseur: 'discord', ...discordBody(proof) }
           : 'jeton' in proof ? { fournisseur: proof.fournisseur, jeton: proof.jeton } : { password: proof.password };
         const player = session.player?.id;
         // Idempotent on the server (the same, now revoked, token answers the same 200): a
