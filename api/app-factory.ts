@@ -9,6 +9,8 @@ import { createApp } from './app.js';
 import type { Deps } from './http/route.js';
 import { createGoogleVerifier } from './security/google.js';
 import { createIdentityVerifier, createKeySets } from './security/identity-token.js';
+import { createSteamVerifier } from './security/steam.js';
+import { createDiscordVerifier } from './security/discord.js';
 import { hashingQueue, passwordCost } from './security/password.js';
 import { createRealtimeSigner, privateJwkSetting, type RealtimeSigningKey } from './security/realtime-token.js';
 
@@ -47,6 +49,7 @@ export function buildFacade(
   return createApp({
     ...opts,
     verifyGoogleIdToken: createGoogleVerifier(opts.settings.MANETTE_GOOGLE_JWKS_URL, keySets),
-    verifyIdentityToken: createIdentityVerifier(keySets, opts.settings.MANETTE_SUPABASE_AUTH_URL),
+    verifyIdentityToken: createIdentityVerifier(keySets, opts.settings.MANETTE_SUPABASE_AUTH_URL, createSteamVerifier(opts.settings, logger)),
+    verifyDiscordCode: createDiscordVerifier(opts.settings, logger),
   }, logger);
 }

@@ -19,6 +19,8 @@ import { routes } from './routes/index.js';
 import { buildOpenApi, docsRouter } from './openapi.js';
 import { mountStaticAssets } from './static-assets.js';
 import { createIdentityVerifier, createKeySets } from './security/identity-token.js';
+import { createSteamVerifier } from './security/steam.js';
+import { createDiscordVerifier } from './security/discord.js';
 
 export const BASE_PATH = '/api/public/v1';
 export const BODY_LIMIT = '2mb';
@@ -29,7 +31,8 @@ export function createApp(deps: Deps, logger: Logger): express.Express {
     logger: deps.logger ?? logger,
     verifyIdentityToken: deps.verifyIdentityToken ?? createIdentityVerifier(
       createKeySets({ cacheS: deps.settings.MANETTE_JWKS_CACHE_S, cooldownS: deps.settings.MANETTE_JWKS_COOLDOWN_S }),
-      deps.settings.MANETTE_SUPABASE_AUTH_URL),
+      deps.settings.MANETTE_SUPABASE_AUTH_URL, createSteamVerifier(deps.settings, deps.logger ?? logger)),
+    verifyDiscordCode: deps.verifyDiscordCode ?? createDiscordVerifier(deps.settings, deps.logger ?? logger),
   };
   const app = express();
   app.disable('x-powered-by');

@@ -47,6 +47,8 @@ export const ERROR_CODES: ReadonlyArray<readonly [code: string, statuses: readon
   ['google_taken', [409]],
   ['identity_taken', [409]],
   ['fournisseur_inconnu', [400]],
+  ['fournisseur_non_configure', [503]],
+  ['compte_steam_banni', [403]],
   ['idempotency_conflict', [409]],
   ['action_refusee', [409]],
   ['upload_failed', [400, 409, 413, 415]],
@@ -73,7 +75,7 @@ export const ADMIN_ONLY_CODES: readonly string[] = ['game_not_found', 'key_not_f
 const codeTable = () => [
   'Every error answers `{ok: false, error, message}` with one of these codes (`message` is the player-facing '
     + 'text, in English when `Accept-Language` prefers it, French otherwise). `reason` refines `upload_failed`, '
-    + '`action_refusee` and some `validation_failed`; `details: [{champ, message}]` lists the fields of '
+    + '`action_refusee`, `compte_steam_banni` (`vac`, `editeur`), `fournisseur_non_configure` (`steam`, `discord`) and some `validation_failed`; `details: [{champ, message}]` lists the fields of '
     + '`validation_failed` and `invalid_query`. `rate_limited`, `too_many_attempts` and `unavailable` set `Retry-After`.',
   '',
   '| Code | HTTP status | Meaning |',
@@ -88,7 +90,7 @@ const ErrorBody = z.object({
   ok: z.literal(false),
   error: ErrorCode,
   message: z.string().meta({ description: 'Text for the player: English when Accept-Language prefers it, French otherwise.' }),
-  reason: z.string().optional().meta({ description: 'Why, for `upload_failed`, `action_refusee` and some `validation_failed`.' }),
+  reason: z.string().optional().meta({ description: 'Why, for `upload_failed`, `action_refusee`, `compte_steam_banni`, `fournisseur_non_configure` and some `validation_failed`.' }),
   details: z.array(z.object({
     champ: z.string().meta({ description: 'The field’s path (`donnees.quantite`); the header’s name for `Idempotency-Key`.' }),
     message: z.string(),

@@ -19,7 +19,7 @@ type Doc = {
 };
 
 /** The endpoints that open a session: `token` beside `ok` and `data`. */
-const SESSION = new Set(['post /players/register', 'post /players/login', 'post /players/google', 'post /players/login/jeton', 'post /players/invite']);
+const SESSION = new Set(['post /players/register', 'post /players/login', 'post /players/google', 'post /players/login/jeton', 'post /players/login/steam', 'post /players/login/discord', 'post /players/invite']);
 /** Their own fields beside `ok` (docs/api.md's table says them). */
 const OWN_FIELDS = (template: string) =>
   template.startsWith('/matchmaking/') || template.startsWith('/match/') || template === '/realtime/config';

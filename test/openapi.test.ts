@@ -15,6 +15,8 @@ import { ERRORS } from '../api/http/errors.js';
 import { knownCodes, messageFor } from '../api/http/messages.js';
 import { serveGoogleKeys, type GoogleKeys } from './support/google-keys.js';
 import { client, minimalGame, startTestApp, type Reply, type TestApp } from './support/harness.js';
+import { serveSteam, type SteamServer } from './support/steam-server.js';
+import { serveDiscord, type DiscordServer } from './support/discord-server.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
@@ -32,14 +34,24 @@ let app: TestApp;
 let jwks: GoogleKeys;
 let api: ReturnType<typeof client>;
 let doc: Doc;
+let steam: SteamServer;
+let discord: DiscordServer;
+const DISCORD = { client_id: '1100000000000000001', client_secret: 'openapi-secret' };
 
 beforeAll(async () => {
   jwks = await serveGoogleKeys();
-  app = await startTestApp({ MANETTE_GOOGLE_JWKS_URL: jwks.jwksUrl });
+  steam = await serveSteam();
+  discord = await serveDiscord([DISCORD]);
+  app = await startTestApp({
+    MANETTE_GOOGLE_JWKS_URL: jwks.jwksUrl,
+    MANETTE_STEAM_API_URL: steam.url, MANETTE_STEAM_PUBLISHER_KEY: steam.publisherKey,
+    MANETTE_DISCORD_API_URL: discord.apiUrl, MANETTE_DISCORD_CLIENT_SECRET: DISCORD.client_secret,
+  });
   api = client(app.baseUrl, await app.applyGame(minimalGame('openapi-jeu', {
     google: { client_id: GOOGLE_CLIENT },
     // An identity provider of its own, whose keys are the same local set (POST /players/login/jeton).
-    connexions: { studio: { emetteur: 'https://idp.openapi.test', audience: 'openapi', jwks_url: jwks.jwksUrl } },
+    connexions: { studio: { emetteur: 'https://idp.openapi.test', audience: 'openapi', jwks_url: jwks.jwksUrl },
+      steam: { app_id: 480 }, discord: { client_id: DISCORD.client_id } },
     tables: { notes: { colonnes: { texte: { type: 'text' }, n: { type: 'integer' } }, lecture: 'public', ecriture: 'joueurs' } },
     classements: { points: {} },
     boutique: [{ code: 'epee', nom: 'Épée', description: 'Tranchante', prix: 100, devise: 'or', metadonnees: { degats: 12 },
@@ -52,6 +64,8 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await app?.close();
+  await steam?.close();
+  await discord?.close();
   jwks?.close();
 });
 
@@ -216,6 +230,8 @@ describe('contract: real responses match the documented ones', () => {
     c('post', '/players/login', await api.post('/players/login', { email: 'contrat@example.test', password: 'motdepasse-solide' }));
     c('post', '/players/google', await api.post('/players/google', { id_token: await GOOGLE('sub-openapi') }));
     c('post', '/players/login/jeton', await api.post('/players/login/jeton', { fournisseur: 'studio', jeton: await JETON('sub-openapi') }));
+    c('post', '/players/login/steam', await api.post('/players/login/steam', { ticket: steam.mint({ steamid: '76561197960287930', appid: 480 }) }));
+    c('post', '/players/login/discord', await api.post('/players/login/discord', { code: discord.authorize({ client_id: DISCORD.client_id, user: { id: '80351110224678912', username: 'contrat' } }) }));
     c('get', '/players/me', await api.get('/players/me', { token: a }));
     c('post', '/players/avatar', await api.post('/players/avatar', { contenu: PNG, mime_type: 'image/png' }, { token: a }));
     // Guests: one linked by e-mail and password, one by Google (docs/accounts.md).

@@ -169,18 +169,30 @@ const JwksUrl = z.string().max(2048).refine(
 const SupabaseProvider = z.strictObject({ supabase: z.literal(true) });
 const JwksProvider = z.strictObject({
   emetteur: z.string().min(1).max(255)
-    .refine((i) => i !== 'https://accounts.google.com' && i !== 'accounts.google.com', 'Google se déclare avec la clé google ({"client_id": ...})'),
+    .refine((i) => i !== 'https://accounts.google.com' && i !== 'accounts.google.com', 'Google se déclare avec la clé google ({"client_id": ...})')
+    .refine((i) => i !== 'steam' && i !== 'discord', 'steam et discord sont les émetteurs des connexions steam et discord'),
   audience: z.union([Audience, z.array(Audience).min(1).max(20)]),
   jwks_url: JwksUrl,
 });
-// One of the two forms, told apart by the `supabase` key, so an error names the field at fault.
-const Provider = z.unknown().superRefine((v, ctx) => {
-  const form = v !== null && typeof v === 'object' && 'supabase' in v ? SupabaseProvider : JwksProvider;
+// Steam and Discord have reserved names (docs/accounts.md, "Steam and Discord"): the app id
+// (and the identity of Web API tickets), the OAuth2 client id; their secrets are the server's.
+const SteamProvider = z.strictObject({
+  app_id: z.number().int().min(1).max(4294967295),
+  identite: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, '1 à 64 caractères A-Z a-z 0-9 _ . - attendus (l’identité passée à GetAuthTicketForWebApi)').optional(),
+});
+const DiscordProvider = z.strictObject({
+  client_id: z.string().regex(/^[0-9]{1,32}$/, 'chaîne de 1 à 32 chiffres attendue (l’id client de l’application Discord)'),
+});
+const PLATFORM_FORMS: Record<string, z.ZodType> = { steam: SteamProvider, discord: DiscordProvider };
+// One of the forms, told apart by the name (steam, discord) or the `supabase` key, so an error names the field at fault.
+const Provider = (name: string) => z.unknown().superRefine((v, ctx) => {
+  const form = PLATFORM_FORMS[name] ?? (v !== null && typeof v === 'object' && 'supabase' in v ? SupabaseProvider : JwksProvider);
   const parsed = form.safeParse(v);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
   }
-}).transform((v) => v as z.infer<typeof SupabaseProvider> | z.infer<typeof JwksProvider>);
+}).transform((v) => v as z.infer<typeof SupabaseProvider> | z.infer<typeof JwksProvider>
+  | z.infer<typeof SteamProvider> | z.infer<typeof DiscordProvider>);
 export const GameConfig = z.strictObject({
   jeu: Slug,
   nom: Text(1, 200),
@@ -193,7 +205,16 @@ export const GameConfig = z.strictObject({
   // Identity providers whose signed tokens open a player (docs/accounts.md, "Sign in with any
   // identity token"): POST /players/login/jeton {fournisseur, jeton}. manette_admin.apply_part_connexions
   // checks the same when the file is applied. Optional without default: older files stored unchanged.
-  connexions: z.record(ProviderName, Provider)
+  connexions: z.record(ProviderName, z.unknown())
+    .superRefine((c, ctx) => {
+      for (const [name, v] of Object.entries(c)) {
+        const parsed = Provider(name).safeParse(v);
+        if (!parsed.success) {
+          for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: [name, ...issue.path] });
+        }
+      }
+    })
+    .transform((c) => c as Record<string, z.output<ReturnType<typeof Provider>>>)
     .refine((c) => Object.keys(c).length <= 20, 'connexions : 20 fournisseurs au plus')
     .optional(),
   // Days after which a guest nobody used is erased (docs/accounts.md, Guest play and linking);

@@ -14,6 +14,21 @@ export function parseTrustProxy(value: string | undefined): boolean | number | s
   return v.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
+/** A JSON object {"<app or client id>": "<secret>"} of an environment variable, {} when unset. */
+function secretsByApp(name: string) {
+  return (value: string | undefined, ctx: z.RefinementCtx): Record<string, string> => {
+    if (value === undefined || value.trim() === '') return {};
+    let parsed: unknown;
+    try { parsed = JSON.parse(value); } catch { parsed = null; }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)
+        || !Object.entries(parsed).every(([k, v]) => /^[0-9]{1,32}$/.test(k) && typeof v === 'string' && v !== '')) {
+      ctx.addIssue({ code: 'custom', message: `${name}: a JSON object {"<id>": "<secret>"} expected` });
+      return {};
+    }
+    return parsed as Record<string, string>;
+  };
+}
+
 const Env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   // Dual-stack by default: `::` accepts IPv6 and IPv4 (localhost may be ::1 or 127.0.0.1).
@@ -93,6 +108,20 @@ const Env = z.object({
   // unknown key id (a rotation) may cause (jose's cooldownDuration).
   MANETTE_JWKS_CACHE_S: z.coerce.number().int().min(0).max(86400).default(600),
   MANETTE_JWKS_COOLDOWN_S: z.coerce.number().int().min(0).max(3600).default(30),
+  // Steam and Discord logins (docs/accounts.md, "Steam and Discord"). The Steam Web API's base
+  // URL (a local stand-in in tests and under `npm start`: twin/steam/), the publisher Web API
+  // key (a secret: never stored in the database nor logged), and per app id when games of
+  // several publishers share a server (a JSON object {"<app id>": "<key>"}, before the default).
+  // `twin` (`manette start` only): the twin's Steam stand-in, with its test tickets.
+  MANETTE_STEAM_API_URL: z.union([z.literal('twin'), z.string().url()]).default('https://partner.steam-api.com'),
+  MANETTE_STEAM_PUBLISHER_KEY: z.string().min(1).optional(),
+  MANETTE_STEAM_PUBLISHER_KEYS: z.string().optional().transform(secretsByApp('MANETTE_STEAM_PUBLISHER_KEYS')),
+  // Discord's API base URL (OAuth2 token exchange, /users/@me), and the application's client
+  // secret (a secret: sent to Discord only), per client id as for Steam. Without one, the code
+  // is exchanged as a public client's (PKCE only).
+  MANETTE_DISCORD_API_URL: z.string().url().default('https://discord.com/api/v10'),
+  MANETTE_DISCORD_CLIENT_SECRET: z.string().min(1).optional(),
+  MANETTE_DISCORD_CLIENT_SECRETS: z.string().optional().transform(secretsByApp('MANETTE_DISCORD_CLIENT_SECRETS')),
   // Password hashes (api/security/password.ts): argon2id, 1 lane; OWASP's minimum by default.
   MANETTE_ARGON2_MEMORY_KIB: z.coerce.number().int().min(1024).max(262144).default(19456),
   MANETTE_ARGON2_ITERATIONS: z.coerce.number().int().min(1).max(16).default(2),

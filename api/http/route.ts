@@ -8,6 +8,7 @@ import type { Settings } from '../config/settings.js';
 import type { ApiJson, Pool, RequestContext } from '../db/pool.js';
 import type { GoogleIdentity } from '../security/google.js';
 import type { IdentityVerifier } from '../security/identity-token.js';
+import type { DiscordVerifier } from '../security/discord.js';
 import type { RealtimeSigner } from '../security/realtime-token.js';
 import type { ApiError, FieldIssue } from './errors.js';
 
@@ -20,6 +21,8 @@ export interface Deps {
   /** Identity tokens of the game files' `connexions` (security/identity-token.ts). createApp
    *  makes one from the settings when it is not given. */
   verifyIdentityToken?: IdentityVerifier;
+  /** Discord's OAuth2 codes (security/discord.ts); createApp makes one from the settings when it is not given. */
+  verifyDiscordCode?: DiscordVerifier;
   /** Supabase Realtime's URL and key (the project's publishable key, or its legacy anon key); or, for the local stand-in, its port (the URL
    *  then uses the host the game reached the API on) and an empty key (games use their API
    *  key). `signer` makes players' realtime tokens. */

@@ -7,6 +7,8 @@
 // Google's ID tokens go through the same key sets (./google.ts).
 import { createHash } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import type { SteamProvider } from './steam.js';
+import { discordNeedsCode, type DiscordProvider } from './discord.js';
 
 /** Signature algorithms a key set may verify: asymmetric only (an HS256 token would be
  *  "signed" with a secret nobody published, and a key set never holds one). */
@@ -22,7 +24,9 @@ const MAX_KEY_SETS = 256;
 /** What api.players_jeton_start answers. */
 export type Provider =
   | { type: 'jwks'; emetteur: string; audiences: string[]; jwks_url: string }
-  | { type: 'supabase' };
+  | { type: 'supabase' }
+  | SteamProvider
+  | DiscordProvider;
 
 /** What the database receives of a verified token. */
 export interface TokenIdentity {
@@ -76,8 +80,17 @@ export function supabaseAuth(authUrl: string) {
  * that provider (bad signature or key, other issuer or audience, expired, not yet valid,
  * no sub). Throws only when the Supabase provider is declared and no Supabase Auth URL is set.
  */
-export function createIdentityVerifier(keySets: KeySets, supabaseAuthUrl: string | undefined) {
+export function createIdentityVerifier(
+  keySets: KeySets, supabaseAuthUrl: string | undefined,
+  /** Steam's tickets, sent as a `jeton` of the provider `steam` (security/steam.ts). */
+  steam?: (ticket: string, provider: SteamProvider) => Promise<TokenIdentity | null>,
+) {
   return async function verifyIdentityToken(token: string, provider: Provider): Promise<TokenIdentity | null> {
+    if (provider.type === 'steam') {
+      if (!steam) throw new Error('Steam tickets need a Steam verifier (security/steam.ts)');
+      return steam(token, provider);
+    }
+    if (provider.type === 'discord') throw discordNeedsCode();
     let issuer: string;
     let audiences: string[];
     let jwksUrl: string;

@@ -13,6 +13,27 @@ import type {
 
 declare const __SDK_MODULE_URL__: string | undefined;
 
+/** A Discord code's wire form (POST /players/login/discord, /players/lier). */
+function discordBody(p: { code: string; codeVerifier?: string; redirectUri?: string }) {
+  return {
+    code: p.code,
+    ...(p.codeVerifier !== undefined ? { code_verifier: p.codeVerifier } : {}),
+    ...(p.redirectUri !== undefined ? { redirect_uri: p.redirectUri } : {}),
+  };
+}
+
+/**
+ * A PKCE pair (RFC 7636, S256) for an OAuth2 authorization such as Discord's: send
+ * `codeChallenge` (with `code_challenge_method=S256`) in the authorization URL, keep
+ * `codeVerifier` until the code comes back, then pass it to `auth.loginWithDiscord`.
+ */
+export async function createPkcePair(): Promise<{ codeVerifier: string; codeChallenge: string }> {
+  const b64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  const codeVerifier = b64url(crypto.getRandomValues(new Uint8Array(48)));
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(codeVerifier)));
+  return { codeVerifier, codeChallenge: b64url(digest) };
+}
+
 /** The URL this SDK was loaded from: the classic script's src, or the module's URL. */
 const sdkUrl: string | undefined = (() => {
   try {
@@ -104,6 +125,18 @@ export interface ManetteClient {
      * token signs in once: get a fresh one for the next login. Session kept.
      */
     loginWithToken(fournisseur: string, jeton: string): Promise<Joueur>;
+    /**
+     * Signs in with a Steam ticket (POST /players/login/steam): the hex of the bytes of
+     * `ISteamUser::GetAuthTicketForWebApi(identity)` (the game file's `connexions.steam.identite`)
+     * or `GetAuthSessionTicket`. Each ticket signs in once. Session kept.
+     */
+    loginWithSteam(ticket: string): Promise<Joueur>;
+    /**
+     * Signs in with a Discord OAuth2 authorization code (POST /players/login/discord): with the
+     * PKCE verifier and redirect URI of the authorization (`createPkcePair()` makes the pair),
+     * or the code alone from a Discord Activity's `authorize` command. Session kept.
+     */
+    loginWithDiscord(p: { code: string; codeVerifier?: string; redirectUri?: string }): Promise<Joueur>;
     restore(): Promise<Joueur | null>;
     logout(): Promise<void>;
     readonly player: Joueur | null;
@@ -292,6 +325,12 @@ export function createClient(options: ClientOptions): ManetteClient {
       async loginWithToken(fournisseur, jeton) {
         return signedIn(await call('POST', '/players/login/jeton', { body: { fournisseur, jeton }, token: null }));
       },
+      async loginWithSteam(ticket) {
+        return signedIn(await call('POST', '/players/login/steam', { body: { ticket }, token: null }));
+      },
+      async loginWithDiscord(p) {
+        return signedIn(await call('POST', '/players/login/discord', { body: discordBody(p), token: null }));
+      },
       async restore() {
         if (!session.currentToken) return null;
         try {
@@ -336,6 +375,7 @@ export function createClient(options: ClientOptions): ManetteClient {
       },
       async link(p) {
         const body = 'idToken' in p ? { id_token: p.idToken }
+          : 'code' in p ? { fournisseur: 'discord', ...discordBody(p) }
           : 'jeton' in p ? { fournisseur: p.fournisseur, jeton: p.jeton }
             : { ...(p.pseudo !== undefined ? { pseudo: p.pseudo } : {}), email: p.email, password: p.password };
         const res = await call<{ data: { joueur: Joueur } }>('POST', '/players/lier', { body });
@@ -357,6 +397,7 @@ export function createClient(options: ClientOptions): ManetteClient {
       },
       async deleteAccount(proof) {
         const body = !proof ? {} : 'idToken' in proof ? { id_token: proof.idToken }
+          : 'code' in proof ? { fournisseur: 'discord', ...discordBody(proof) }
           : 'jeton' in proof ? { fournisseur: proof.fournisseur, jeton: proof.jeton } : { password: proof.password };
         const player = session.player?.id;
         // Idempotent on the server (the same, now revoked, token answers the same 200): a

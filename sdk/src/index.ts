@@ -1,7 +1,7 @@
 // The browser SDK (docs/sdk.md): `Manette` for the classic script, the same as an ES module.
 import './panels/index.js';
 
-export { createClient, lastClient } from './client.js';
+export { createClient, createPkcePair, lastClient } from './client.js';
 export type { ClientOptions, ListOptions, ManetteClient, MatchHandle, MatchSubscription, Table } from './client.js';
 export { ManetteError } from './errors.js';
 export { applyAction, replayStates, shippedRules, turnDelayMs } from './replay.js';

@@ -11,13 +11,16 @@ export type AccountExport = Record<string, unknown>;
 
 /** What proves a deletion: the password, a fresh Google ID token, or nothing for a guest. */
 /** What confirms an account's deletion: its password, a fresh Google ID token, or a fresh identity token of one of its identities. */
-export type DeletionProof = { password: string } | { idToken: string } | { fournisseur: string; jeton: string };
+export type DeletionProof = { password: string } | { idToken: string } | { fournisseur: string; jeton: string }
+  | { fournisseur: 'discord'; code: string; codeVerifier?: string; redirectUri?: string };
 /** How a guest becomes an account (POST /players/lier): an e-mail and password, a Google ID
  *  token, or an identity token of a provider the game file declares in `connexions`. */
 export type LinkWith =
   | { pseudo?: string; email: string; password: string }
   | { idToken: string }
-  | { fournisseur: string; jeton: string };
+  | { fournisseur: string; jeton: string }
+  /** A Discord OAuth2 code, as auth.loginWithDiscord takes it. */
+  | { fournisseur: 'discord'; code: string; codeVerifier?: string; redirectUri?: string };
 
 export interface Row<D = Record<string, unknown>> {
   id: string;

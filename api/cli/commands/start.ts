@@ -8,6 +8,7 @@ import { createLogger } from '../../logger.js';
 import { claimInstance } from '../../../twin/instance.js';
 import { portInUse } from '../../../twin/net.js';
 import type { CaughtMail, MailCatcher } from '../../../twin/mail/catcher.js';
+import type { SteamStandIn } from '../../../twin/steam/server.js';
 import { say } from '../locale.js';
 import { errorText, type CommandContext } from '../output.js';
 
@@ -60,7 +61,17 @@ export function registerStart(program: Command, ctx: CommandContext): void {
       reportEmbeddedPostgresTo(logger);
       let service;
       let mailCatcher: MailCatcher | undefined;
+      let steamStandIn: SteamStandIn | undefined;
       try {
+        // MANETTE_STEAM_API_URL=twin: the twin's Steam stand-in, with its test tickets
+        // (docs/accounts.md, "Signing in to npm start's demo with a test Steam ticket").
+        if (settings.MANETTE_STEAM_API_URL === 'twin') {
+          const { startSteamStandIn } = await import('../../../twin/steam/server.js');
+          steamStandIn = await startSteamStandIn({ publisherKey: settings.MANETTE_STEAM_PUBLISHER_KEY, testTickets: true });
+          process.env.MANETTE_STEAM_API_URL = steamStandIn.url;
+          process.env.MANETTE_STEAM_PUBLISHER_KEY = steamStandIn.publisherKey;
+          settings = { ...settings, MANETTE_STEAM_API_URL: steamStandIn.url, MANETTE_STEAM_PUBLISHER_KEY: steamStandIn.publisherKey };
+        }
         // Without an SMTP server, the twin's catcher takes the mails and prints them here
         // (the workers read MANETTE_SMTP_URL from the environment they inherit).
         if (!settings.MANETTE_SMTP_URL) {
@@ -72,6 +83,7 @@ export function registerStart(program: Command, ctx: CommandContext): void {
           migrations: ctx.project.migrations, includeAll: !!opts.includeAll, gameFile: ctx.project.gameFile, lang, requestLog,
         });
       } catch (err) {
+        await steamStandIn?.close();
         await mailCatcher?.stop();
         await lock.release();
         console.error(say({ fr: 'Manette n’a pas pu démarrer : {m}', en: 'Manette could not start: {m}' }, lang, { m: errorText(err, lang) }));
@@ -103,6 +115,9 @@ export function registerStart(program: Command, ctx: CommandContext): void {
         `  ${(fr ? 'Courriels' : 'Mail').padEnd(9)} ${mailCatcher
           ? `${mailCatcher.url}  (${fr ? 'capteur local : les courriels s’affichent ici ; MANETTE_SMTP_URL pour un vrai serveur' : 'local catcher: mails are printed here; MANETTE_SMTP_URL for a real server'})`
           : 'MANETTE_SMTP_URL'}`,
+        ...(steamStandIn ? [`  Steam     ${steamStandIn.url}  (${fr
+          ? 'Steam local : un ticket de test sur /test-ticket?steamid=76561197960287930'
+          : 'local Steam: a test ticket at /test-ticket?steamid=76561197960287930'})`] : []),
         ...(requestLog ? [`  ${(fr ? 'Requêtes' : 'Requests').padEnd(9)} ${requestLog}  (${fr
           ? 'le journal des requêtes : tail -f pour le suivre ; MANETTE_REQUEST_LOG=stdout pour l’avoir ici'
           : 'the request log: tail -f to follow it; MANETTE_REQUEST_LOG=stdout to get it here'})`] : []),
@@ -116,6 +131,7 @@ export function registerStart(program: Command, ctx: CommandContext): void {
         stopping = true;
         logger.info({ signal }, 'stopping');
         await service.close();
+        await steamStandIn?.close();
         await mailCatcher?.stop();
         await lock.release();
         process.exit(0);

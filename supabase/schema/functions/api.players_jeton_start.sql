@@ -1,7 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.players_jeton_start(ctx jsonb, body jsonb)
--- Current definition from supabase/migrations/20261130001021_identity_tokens.sql
+-- Current definition from supabase/migrations/20261130001024_steam_discord_logins.sql
+-- Earlier versions in: 20261130001021_identity_tokens.sql
 -- Calls: manette.authenticate, manette.fail
 CREATE OR REPLACE FUNCTION api.players_jeton_start(ctx jsonb, body jsonb)
  RETURNS jsonb
@@ -21,6 +22,12 @@ begin
   end if;
   if provider ? 'supabase' then
     return jsonb_build_object('type', 'supabase');
+  end if;
+  if body->>'fournisseur' = 'steam' then
+    return jsonb_build_object('type', 'steam', 'app_id', (provider->>'app_id')::bigint, 'identite', provider->>'identite');
+  end if;
+  if body->>'fournisseur' = 'discord' then
+    return jsonb_build_object('type', 'discord', 'client_id', provider->>'client_id');
   end if;
   aud := provider->'audience';
   if jsonb_typeof(aud) = 'string' then

@@ -1,7 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.players_supprimer_start(ctx jsonb)
--- Current definition from supabase/migrations/20261130000400_account_deletion.sql
+-- Current definition from supabase/migrations/20261130001024_steam_discord_logins.sql
+-- Earlier versions in: 20261130000400_account_deletion.sql
 -- Calls: manette.authenticate, manette.client_net, manette.fail, manette.pseudo_key, manette.token_of_deleted
 CREATE OR REPLACE FUNCTION api.players_supprimer_start(ctx jsonb)
  RETURNS jsonb
@@ -71,7 +72,10 @@ begin
     'attempt_id', attempt_id,
     'password_hash', p.password_hash,
     'google_sub', p.google_sub,
-    'invite', p.guest);
+    'invite', p.guest)
+    -- A deletion confirmed by a Discord code: the application it is exchanged for (when the game has one).
+    || coalesce((select jsonb_build_object('discord_client_id', g.config->'connexions'->'discord'->>'client_id')
+                 from manette.games g where g.id = caller.game_id and g.config->'connexions'->'discord' ? 'client_id'), '{}');
 end
 $function$;
 alter function api.players_supprimer_start(jsonb) owner to manette_engine;

@@ -1,7 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette.jeton_accept(game_id uuid, body jsonb)
--- Current definition from supabase/migrations/20261130001021_identity_tokens.sql
+-- Current definition from supabase/migrations/20261130001024_steam_discord_logins.sql
+-- Earlier versions in: 20261130001021_identity_tokens.sql
 -- Calls: manette.fail
 -- Called by: api.players_jeton, api.players_lier, api.players_supprimer
 CREATE OR REPLACE FUNCTION manette.jeton_accept(game_id uuid, body jsonb)
@@ -23,7 +24,15 @@ begin
   if provider is null or jsonb_typeof(provider) <> 'object' then
     perform manette.fail('fournisseur_inconnu', 400);
   end if;
-  if provider ? 'supabase' then
+  if body->>'fournisseur' in ('steam', 'discord') then
+    -- Steam and Discord: the façade asked the platform (ISteamUserAuth/AuthenticateUserTicket,
+    -- Discord's token and user endpoints); the identity is the platform's user id under a
+    -- fixed issuer (no JWKS provider may declare it), for the app the game file names.
+    audiences := jsonb_build_array(case body->>'fournisseur' when 'steam' then provider->>'app_id' else provider->>'client_id' end);
+    if issuer is distinct from body->>'fournisseur' or subject !~ '^[0-9]{1,20}$' then
+      perform manette.fail('invalid_credentials', 401, '{"cause": "jeton"}');
+    end if;
+  elsif provider ? 'supabase' then
     -- The project's Supabase Auth: its issuer is the façade's setting (checked there); its
     -- users' access tokens are for `authenticated`, their sub the auth.users id.
     audiences := '["authenticated"]';

@@ -1,7 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette_admin.apply_part_connexions(game_id uuid, config jsonb)
--- Current definition from supabase/migrations/20261130001021_identity_tokens.sql
+-- Current definition from supabase/migrations/20261130001024_steam_discord_logins.sql
+-- Earlier versions in: 20261130001021_identity_tokens.sql
 CREATE OR REPLACE FUNCTION manette_admin.apply_part_connexions(game_id uuid, config jsonb)
  RETURNS void
  LANGUAGE plpgsql
@@ -34,6 +35,34 @@ begin
     if jsonb_typeof(provider) <> 'object' then
       raise exception 'connexions.% : objet attendu, reçu %', name, provider;
     end if;
+    if name = 'steam' then
+      -- Steam (docs/accounts.md, "Steam and Discord"): the game's app id and, optionally, the
+      -- identity its Web API tickets are made for; the publisher key is a server secret.
+      select k into extra from jsonb_object_keys(provider) k where k not in ('app_id', 'identite') limit 1;
+      if extra is not null then
+        raise exception 'connexions.steam.% : champ inconnu (app_id, identite)', extra;
+      end if;
+      if jsonb_typeof(provider->'app_id') is distinct from 'number' or provider->>'app_id' !~ '^[1-9][0-9]{0,9}$'
+         or (provider->>'app_id')::bigint > 4294967295 then
+        raise exception 'connexions.steam.app_id : entier de 1 à 4294967295 attendu (l’app id Steam du jeu)';
+      end if;
+      if provider ? 'identite' and (jsonb_typeof(provider->'identite') is distinct from 'string'
+                                    or provider->>'identite' !~ '^[A-Za-z0-9_.-]{1,64}$') then
+        raise exception 'connexions.steam.identite : 1 à 64 caractères A-Z a-z 0-9 _ . - attendus (l’identité passée à GetAuthTicketForWebApi)';
+      end if;
+      continue;
+    end if;
+    if name = 'discord' then
+      -- Discord (OAuth2): the application's client id; its client secret is a server secret.
+      select k into extra from jsonb_object_keys(provider) k where k not in ('client_id') limit 1;
+      if extra is not null then
+        raise exception 'connexions.discord.% : champ inconnu (client_id)', extra;
+      end if;
+      if jsonb_typeof(provider->'client_id') is distinct from 'string' or provider->>'client_id' !~ '^[0-9]{1,32}$' then
+        raise exception 'connexions.discord.client_id : chaîne de 1 à 32 chiffres attendue (l’id client de l’application Discord)';
+      end if;
+      continue;
+    end if;
     if provider ? 'supabase' then
       if provider <> '{"supabase": true}'::jsonb then
         raise exception 'connexions.% : {"supabase": true} seul attendu (l’émetteur, l’audience et les clés sont ceux du projet)', name;
@@ -49,6 +78,9 @@ begin
     end if;
     if provider->>'emetteur' in ('https://accounts.google.com', 'accounts.google.com') then
       raise exception 'connexions.%.emetteur : Google se déclare avec la clé google ({"client_id": ...})', name;
+    end if;
+    if provider->>'emetteur' in ('steam', 'discord') then
+      raise exception 'connexions.%.emetteur : % est l’émetteur des connexions %', name, provider->>'emetteur', provider->>'emetteur';
     end if;
     aud := provider->'audience';
     if jsonb_typeof(aud) = 'string' then
