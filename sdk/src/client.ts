@@ -159,8 +159,9 @@ export interface ManetteClient {
    * the studio's own `createClient` (the SDK does not bundle supabase-js), its access token
    * the player's Realtime token (role `authenticated`, `sub` = the player's id), renewed
    * before it expires: the studio's tables, storage and channels see `auth.uid()` = the player.
+   * Resolves once its Realtime client holds the token.
    */
-  supabase<C>(createClient: SupabaseCreateClient<C>, supabaseUrl: string, supabaseKey: string, options?: Record<string, unknown>): C;
+  supabase<C>(createClient: SupabaseCreateClient<C>, supabaseUrl: string, supabaseKey: string, options?: Record<string, unknown>): Promise<C>;
   table<D extends Record<string, unknown> = Record<string, unknown>>(nom: string): Table<D>;
   sync: {
     pending(): Promise<PendingOp[]>;

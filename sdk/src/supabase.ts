@@ -137,15 +137,17 @@ const RENEW_BEFORE_MS = 60_000;
  * fetched from GET /realtime/config and asked again a minute before it expires. Signed out
  * (or on another player), the next call fetches for the new state; with no player,
  * `accessToken` gives null and supabase-js uses the project key alone (role `anon`).
+ * Resolves once supabase-js's Realtime client holds the token (private channels joined
+ * right after carry it).
  */
-export function supabaseAsPlayer<C>(
+export async function supabaseAsPlayer<C>(
   config: () => Promise<RealtimeConfig>,
   currentPlayer: () => Joueur | null,
   createClient: SupabaseCreateClient<C>,
   supabaseUrl: string,
   supabaseKey: string,
   options: Record<string, unknown> = {},
-): C {
+): Promise<C> {
   if (typeof createClient !== 'function') throw new TypeError('supabase(): pass createClient from @supabase/supabase-js');
   let held: { player: string; token: string; renewAt: number } | null = null;
   let pending: Promise<string | null> | null = null;
@@ -163,5 +165,13 @@ export function supabaseAsPlayer<C>(
     }).finally(() => { pending = null; });
     return pending;
   };
-  return createClient(supabaseUrl, supabaseKey, { ...options, accessToken });
+  const sb = createClient(supabaseUrl, supabaseKey, { ...options, accessToken });
+  // supabase-js hands the token to its Realtime client without waiting: a private channel
+  // joined at once would join without it (as `anon`, refused by a policy on auth.uid()).
+  // Waiting for it here is what Supabase's Realtime Authorization guide asks of callers.
+  const realtime = (sb as { realtime?: { setAuth?: () => Promise<unknown> } } | null)?.realtime;
+  if (player() && typeof realtime?.setAuth === 'function') await realtime.setAuth();
+  return sb;
+
+  function player(): string | null { return currentPlayer()?.id ?? null; }
 }
