@@ -9,7 +9,10 @@
 //   the studio's own private channel (a policy on realtime.messages with auth.uid(), made as
 //   `postgres` as a studio migration would) on the twin's Realtime stand-in, and is refused
 //   another player's; SQL run as that token's role and claims reads only the player's rows
-//   of a studio table.
+//   of a studio table;
+// - <manette-login> offers the game file's providers (GET /panel's `connexions`): a button
+//   dispatches manette:provider, the page hands the provider's token to loginWithToken.
+//   Screenshots (desktop and phone, French and English) go to SCREENSHOT_DIR.
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -17,7 +20,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { client, startTestApp, type TestApp } from './support/harness.js';
-import { haveBrowser, launchBrowser, warnIfNoBrowser } from './support/browser.js';
+import { SCREENSHOT_DIR, haveBrowser, launchBrowser, warnIfNoBrowser } from './support/browser.js';
+import { DEFAULT_TEXTS } from '../sdk/src/panels/texts.js';
 import { serveSupabaseAuth, type SupabaseAuthServer } from './support/supabase-auth-server.js';
 
 warnIfNoBrowser('sdk-supabase-browser');
@@ -227,4 +231,125 @@ describe.skipIf(!haveBrowser)('the SDK with a studio\'s supabase-js', () => {
     expect(page.errors).toEqual([]);
     await ctx.close();
   });
+});
+
+describe('GET /panel lists the game file\'s providers', () => {
+  let app: TestApp;
+  beforeAll(async () => { app = await startTestApp(); });
+  afterAll(async () => { await app?.close(); });
+
+  it('by name only (sorted, never their settings), and an empty list without any', async () => {
+    const withProviders = await app.applyGame({ jeu: 'panel-fournisseurs', nom: 'Fournisseurs', connexions: {
+      supabase: { supabase: true },
+      apple: { emetteur: 'https://appleid.apple.com', audience: 'com.studio.secret', jwks_url: 'https://appleid.apple.com/auth/keys' },
+    } });
+    const r = await client(app.baseUrl, withProviders).get('/panel');
+    expect(r.status).toBe(200);
+    expect(r.body.data.connexions).toEqual(['apple', 'supabase']);
+    expect(r.text).not.toContain('com.studio.secret');
+    expect(r.text).not.toContain('appleid.apple.com');
+    const none = await app.applyGame({ jeu: 'panel-sans', nom: 'Sans' });
+    expect((await client(app.baseUrl, none).get('/panel')).body.data).toMatchObject({ connexions: [], google_client_id: null });
+  });
+});
+
+describe.skipIf(!haveBrowser)('<manette-login> and the game file\'s providers', () => {
+  let app: TestApp;
+  let auth: SupabaseAuthServer;
+  let browser: Browser;
+  let key: string;
+  let host: http.Server;
+  let hostUrl: string;
+  const pages = new Map<string, string>();
+  let pageCount = 0;
+
+  beforeAll(async () => {
+    auth = await serveSupabaseAuth();
+    app = await startTestApp({ MANETTE_SUPABASE_AUTH_URL: auth.authUrl });
+    key = await app.applyGame({ jeu: 'panel-supabase', nom: 'Panel', origines: ['*'], connexions: {
+      supabase: { supabase: true },
+      apple: { emetteur: 'https://appleid.apple.com', audience: 'com.studio.jeu', jwks_url: 'https://appleid.apple.com/auth/keys' },
+    } });
+    host = http.createServer((req, res) => {
+      if (req.url === '/supabase.js') return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(SUPABASE_UMD);
+      const html = pages.get(req.url ?? '');
+      res.writeHead(html ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' }).end(html ?? 'not found');
+    });
+    await new Promise<void>((r) => host.listen(0, '127.0.0.1', r));
+    hostUrl = `http://127.0.0.1:${(host.address() as { port: number }).port}`;
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    host?.close();
+    await app?.close();
+    await auth?.close();
+  });
+
+  /** A game's page: the panel; a manette:provider for `supabase` signs in with supabase-js and hands its token over. */
+  async function panelPage(ctx: BrowserContext, lang: 'fr' | 'en', email: string, password: string): Promise<Page & { errors: string[] }> {
+    const url = `/panel-${++pageCount}.html`;
+    pages.set(url, `<!doctype html><html lang="${lang}"><head><meta charset="utf-8">
+      <meta name="viewport" content="width=device-width, initial-scale=1">
+      <style>body { margin: 16px; font-family: sans-serif; background: #eceaf6; }</style>
+      <script src="${hostUrl}/supabase.js"></script>
+      <script src="${new URL(app.baseUrl).origin}/sdk/manette.js"></script>
+      <script>
+        window.m = Manette.createClient({ baseUrl: ${JSON.stringify(app.baseUrl)}, apiKey: ${JSON.stringify(key)}, lang: ${JSON.stringify(lang)} });
+        window.sb = supabase.createClient(${JSON.stringify(auth.origin)}, 'cle-publique-du-studio');
+        window.events = [];
+        for (const type of ['manette:provider', 'manette:signed-in'])
+          document.addEventListener(type, (e) => window.events.push({ type, detail: e.detail }));
+        document.addEventListener('manette:provider', async (e) => {
+          if (e.detail.fournisseur !== 'supabase') return;
+          const { data, error } = await sb.auth.signInWithPassword({ email: ${JSON.stringify(email)}, password: ${JSON.stringify(password)} });
+          if (error) return;
+          await e.target.loginWithToken('supabase', data.session.access_token);
+        });
+      </script></head><body><manette-login></manette-login></body></html>`);
+    const page = await ctx.newPage() as Page & { errors: string[] };
+    page.errors = [];
+    page.on('pageerror', (e) => page.errors.push(e.message));
+    await page.goto(hostUrl + url);
+    return page;
+  }
+  const eventsOf = (page: Page) => page.evaluate(() => (window as any).events as { type: string; detail: any }[]);
+
+  for (const lang of ['fr', 'en'] as const) {
+    it(`shows a button per provider (${lang}); the Supabase one signs in through the page's supabase-js`, async () => {
+      const T = DEFAULT_TEXTS[lang];
+      const user = auth.addUser({ email: `panel-${lang}@studio.test`, password: 'mdp-panel' });
+      for (const [name, viewport] of [['', { width: 1100, height: 900 }], ['-phone', { width: 360, height: 780 }]] as const) {
+        const ctx = await browser.newContext({ viewport, deviceScaleFactor: name ? 2 : 1 });
+        const page = await panelPage(ctx, lang, user.email, user.password);
+        const panel = page.locator('manette-login');
+        const apple = panel.getByRole('button', { name: T.connexion_fournisseur!.replace('{fournisseur}', 'Apple') });
+        const supa = panel.getByRole('button', { name: T.connexion_fournisseur!.replace('{fournisseur}', 'Supabase') });
+        await apple.waitFor({ timeout: 10_000 });
+        expect(await supa.count()).toBe(1);
+        // Google keeps its place (no client id here: no Google button), the guest button stays.
+        expect(await panel.getByRole('button', { name: T.connexion_invite }).count()).toBe(1);
+        await page.screenshot({ path: `${SCREENSHOT_DIR}/panel-providers${name}${lang === 'en' ? '-en' : ''}.png`, fullPage: true });
+        if (name) { await ctx.close(); continue; }
+
+        // Apple: the game is told, nothing is signed in (the page does not handle it).
+        await apple.click();
+        await expect.poll(() => eventsOf(page)).toEqual([{ type: 'manette:provider', detail: { fournisseur: 'apple' } }]);
+        // A refused token: the server's message in the panel, nobody signed in.
+        await page.evaluate(() => (document.querySelector('manette-login') as any).loginWithToken('apple', 'pas.un.jeton'));
+        const alert = await page.$eval('manette-login', (el) => el.shadowRoot!.querySelector('[role=alert]')!.textContent);
+        expect(alert).toBeTruthy();
+        expect(await page.evaluate(() => (window as any).m.auth.player)).toBeNull();
+        // Supabase: the page signs in with supabase-js and hands the access token over.
+        await supa.click();
+        await page.waitForFunction(() => (window as any).events.some((e: any) => e.type === 'manette:signed-in'), undefined, { timeout: 15_000 });
+        const signedIn = (await eventsOf(page)).find((e) => e.type === 'manette:signed-in')!;
+        const [row] = await app.sql<{ id: string }>('select id from manette.players where supabase_user_id = $1', [user.id]);
+        expect(signedIn.detail.joueur.id).toBe(row!.id);
+        expect(await page.$eval('manette-login', (el) => (el as any).mode)).toBe('player');
+        expect(page.errors).toEqual([]);
+        await ctx.close();
+      }
+    });
+  }
 });
