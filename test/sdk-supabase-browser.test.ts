@@ -127,13 +127,24 @@ describe.skipIf(!haveBrowser)('the SDK with a studio\'s supabase-js', () => {
     const bobPlayer = (await playerOf(bob.id))!;
     await waitPlayer(page, bobPlayer);
     expect(await sessionsOf(alicePlayer!)).toBe(1);
+    // Alice's Manette session was logged out before Bob's opened.
+    expect(await app.sql('select revoked_at is not null as revoked from manette.sessions where player_id = $1', [alicePlayer]))
+      .toEqual([{ revoked: true }]);
+
+    // A Manette logout on its own (the panel's button) stays a logout: Bob's next refreshed
+    // token signs nothing in. Alice signing in again then does (her player, a new session).
+    await page.evaluate(async () => { await (window as any).m.auth.logout(); });
+    await page.evaluate(async () => { await (window as any).sb.auth.refreshSession(); });
+    await signInSupabase(page, alice.email, alice.password);
+    await waitPlayer(page, alicePlayer!);
+    expect(await sessionsOf(bobPlayer)).toBe(1);
+    expect(await sessionsOf(alicePlayer!)).toBe(2);
 
     // SIGNED_OUT: the Manette session opened from Supabase ends (its token is revoked).
-    const token = await page.evaluate(() => (window as any).m.auth.token as string);
     await page.evaluate(async () => { await (window as any).sb.auth.signOut(); });
     await waitPlayer(page, null);
-    expect(await app.sql('select revoked_at is not null as revoked from manette.sessions where player_id = $1', [bobPlayer])).toEqual([{ revoked: true }]);
-    expect(token).toBeTruthy();
+    expect(await app.sql('select count(*)::int as n from manette.sessions where player_id = $1 and revoked_at is null', [alicePlayer]))
+      .toEqual([{ n: 0 }]);
 
     // Stopped: a new Supabase sign-in changes nothing in Manette.
     await page.evaluate(() => (window as any).stop());

@@ -62,8 +62,9 @@ function linkedUser(t: FollowTarget): string | null {
 /**
  * Signs in to Manette as the Supabase session's user (unless the Manette session already
  * is that user's), then follows the client's auth state: another user signed in → signs in
- * as that user; signed out → Manette logout (only of a session opened this way). Resolves,
- * once the current session is handled, with the function that stops following.
+ * as that user; signed out → Manette logout (only of a session opened this way); the same
+ * user (a refreshed token) → nothing. Resolves, once the current session is handled, with
+ * the function that stops following.
  */
 export async function followSupabaseAuth(t: FollowTarget, sb: SupabaseAuthClientLike, opts: FromSupabaseOptions = {}): Promise<() => void> {
   if (!sb || typeof sb !== 'object' || !sb.auth || typeof sb.auth.onAuthStateChange !== 'function' || typeof sb.auth.getSession !== 'function') {
@@ -89,11 +90,23 @@ export async function followSupabaseAuth(t: FollowTarget, sb: SupabaseAuthClient
     writeLink(t, { joueur_id: joueur.id, supabase_user_id: session.user.id });
   };
 
-  const handle = async (session: SupabaseSessionLike | null): Promise<void> => {
+  // The Supabase user the last change was about: a change about the same user (a refreshed
+  // token, a tab regaining focus) is not a new sign-in, even when the Manette session was
+  // ended on its own meanwhile (a logout through the panel stays a logout).
+  let lastUser: string | null | undefined;
+  const handle = async (session: SupabaseSessionLike | null, initial = false): Promise<void> => {
     if (stopped) return;
+    const user = session?.user?.id ?? null;
+    if (!initial && user === lastUser) return;
+    lastUser = user;
     const linked = linkedUser(t);
     if (session?.user?.id && typeof session.access_token === 'string') {
       if (linked === session.user.id) return; // the same user: a refreshed token needs no new login
+      // Another Supabase user: the session opened for the previous one ends first (revoked).
+      if (linked) {
+        writeLink(t, null);
+        await t.logout();
+      }
       await signIn(session);
       return;
     }
@@ -105,7 +118,7 @@ export async function followSupabaseAuth(t: FollowTarget, sb: SupabaseAuthClient
   };
 
   const first = (await sb.auth.getSession()).data.session;
-  await handle(first);
+  await handle(first, true);
   const { data } = sb.auth.onAuthStateChange((event, session) => {
     if (stopped) return;
     if (!['INITIAL_SESSION', 'SIGNED_IN', 'TOKEN_REFRESHED', 'USER_UPDATED', 'SIGNED_OUT'].includes(event)) return;
