@@ -22,6 +22,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { client, startTestApp, type TestApp } from './support/harness.js';
 import { SCREENSHOT_DIR, haveBrowser, launchBrowser, warnIfNoBrowser } from './support/browser.js';
 import { DEFAULT_TEXTS } from '../sdk/src/panels/texts.js';
+import { createClient as createManette } from '../sdk/src/index.js';
 import { serveSupabaseAuth, type SupabaseAuthServer } from './support/supabase-auth-server.js';
 
 warnIfNoBrowser('sdk-supabase-browser');
@@ -363,4 +364,69 @@ describe.skipIf(!haveBrowser)('<manette-login> and the game file\'s providers', 
       }
     });
   }
+});
+
+describe('m.supabase: the access token it gives supabase-js', () => {
+  let app: TestApp;
+  let short: TestApp;
+  beforeAll(async () => {
+    [app, short] = await Promise.all([startTestApp(), startTestApp({ MANETTE_REALTIME_TOKEN_TTL_S: '60' })]);
+  });
+  afterAll(async () => { await Promise.all([app?.close(), short?.close()]); });
+
+  /** A Manette client counting its GET /realtime/config requests, and the options a studio's createClient was given. */
+  async function setup(target: TestApp) {
+    const key = await target.applyGame({ jeu: 'jeton-studio', nom: 'Jeton' });
+    const store = new Map<string, string>();
+    const storage = { getItem: (k: string) => store.get(k) ?? null, setItem: (k: string, v: string) => { store.set(k, v); }, removeItem: (k: string) => { store.delete(k); } };
+    let configs = 0;
+    const counting: typeof fetch = (input, init) => {
+      if (String(input).includes('/realtime/config')) configs++;
+      return fetch(input, init);
+    };
+    const m = createManette({ baseUrl: target.baseUrl, apiKey: key, storage, fetch: counting });
+    // What a studio's createClient receives (supabase-js keeps `accessToken` and calls it).
+    const made: { url: string; key: string; options: { accessToken: () => Promise<string | null>; db?: unknown } }[] = [];
+    const studioCreateClient = (url: string, k: string, options: { accessToken: () => Promise<string | null> }) => {
+      made.push({ url, key: k, options });
+      return { made: made.length };
+    };
+    return { m, made, studioCreateClient, configs: () => configs };
+  }
+  const subOf = (jwt: string | null) => jwt && (JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as { sub: string }).sub;
+
+  it('null without a player; the player\'s token, fetched once for concurrent calls and kept while it is far from expiry; another player\'s after a change', async () => {
+    const { m, made, studioCreateClient, configs } = await setup(app);
+    const sb = await m.supabase(studioCreateClient, 'https://ref.supabase.co', 'cle-publique', { db: { schema: 'public' } });
+    expect(sb).toEqual({ made: 1 });
+    expect(made[0]).toMatchObject({ url: 'https://ref.supabase.co', key: 'cle-publique', options: { db: { schema: 'public' } } });
+    const accessToken = made[0]!.options.accessToken;
+    expect(await accessToken()).toBeNull();
+    expect(configs()).toBe(0);
+
+    const a = await m.auth.guest({ appareilId: false });
+    const [t1, t2, t3] = await Promise.all([accessToken(), accessToken(), accessToken()]);
+    expect(subOf(t1)).toBe(a.id);
+    expect([t2, t3]).toEqual([t1, t1]);
+    expect(configs()).toBe(1);
+    expect(await accessToken()).toBe(t1);
+    expect(configs()).toBe(1);
+
+    await m.auth.logout();
+    expect(await accessToken()).toBeNull();
+    const b = await m.auth.guest({ appareilId: false });
+    expect(subOf(await accessToken())).toBe(b.id);
+    expect(configs()).toBe(2);
+  });
+
+  it('asks for a new token when the one held expires within a minute', async () => {
+    const { m, made, studioCreateClient, configs } = await setup(short);
+    await m.auth.guest({ appareilId: false });
+    await m.supabase(studioCreateClient, 'https://ref.supabase.co', 'cle-publique');
+    const accessToken = made[0]!.options.accessToken;
+    await accessToken();
+    const before = configs();
+    await accessToken();
+    expect(configs()).toBe(before + 1);
+  });
 });
