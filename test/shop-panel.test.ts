@@ -150,8 +150,9 @@ describe('GET /panel', () => {
     const r = await apiB.get('/panel');
     expect(r.status).toBe(200);
     expect(r.body.ok).toBe(true);
-    expect(Object.keys(r.body.data).sort()).toEqual(['google_client_id', 'textes', 'theme']);
+    expect(Object.keys(r.body.data).sort()).toEqual(['connexions', 'google_client_id', 'textes', 'theme']);
     expect(r.body.data.google_client_id).toBeNull();
+    expect(r.body.data.connexions).toEqual([]);
     expect(r.body.data.theme).toEqual({
       couleur_primaire: '#6c5ce7', couleur_secondaire: '#a29bfe', couleur_fond: '#ffffff', couleur_surface: '#f5f6fa',
       couleur_texte: '#2d3436', couleur_texte_doux: '#636e72', couleur_erreur: '#d63031', couleur_succes: '#00b894',

@@ -224,7 +224,7 @@ describe('GET /panel: language and Google', () => {
     const fr = await api.get('/panel');
     const en = await api.get('/panel', { headers: { 'accept-language': 'en-GB,en;q=0.9,fr;q=0.5' } });
     expect([fr.status, en.status]).toEqual([200, 200]);
-    expect(Object.keys(en.body.data).sort()).toEqual(['google_client_id', 'textes', 'theme']);
+    expect(Object.keys(en.body.data).sort()).toEqual(['connexions', 'google_client_id', 'textes', 'theme']);
     expect(fr.body.data.textes).toMatchObject({ connexion_titre: 'Connexion', connexion_bouton: 'Se connecter', matchmaking_bouton: 'Go !' });
     expect(en.body.data.textes).toMatchObject({
       connexion_titre: 'Sign in', connexion_bouton: 'Sign in', inscription_titre: 'Create an account',
@@ -253,7 +253,7 @@ describe('GET /panel: language and Google', () => {
     expect(doc.paths['/panel'].get.responses['200'].content['application/json'].schema.properties.data)
       .toEqual({ $ref: '#/components/schemas/Panel' });
     const panel = doc.components.schemas.Panel;
-    expect(panel.required).toEqual(['theme', 'textes', 'google_client_id']);
+    expect(panel.required).toEqual(['theme', 'textes', 'google_client_id', 'connexions']);
     expect(panel.properties.google_client_id.type).toEqual(['string', 'null']);
   });
 });

@@ -6,6 +6,7 @@ import { RealtimeHub, defaultRealtimeLoader, type RealtimeLoader } from './realt
 import { replayStates, type Replay, type Rules, type ShippedRules } from './replay.js';
 import { Session, defaultStorage, reportAsync } from './session.js';
 import { Sync, type PendingOp, type SyncEvent } from './sync.js';
+import { followSupabaseAuth, supabaseAsPlayer, type FromSupabaseOptions, type SupabaseAuthClientLike, type SupabaseCreateClient } from './supabase.js';
 import type {
   AccountExport, DeletionProof, LinkWith, Achat, Article, EloMode, Fichier, Historique, Joueur, ObjetPossede, Solde, MatchActionEvent, MatchHistory, MatchStatus, PanelConfig, Partie, RealtimeConfig, Row, Score, Classement,
   SessionStorage, SubmitResult,
@@ -176,7 +177,24 @@ export interface ManetteClient {
      * player's queued offline writes are cleared (onChange(null)).
      */
     deleteAccount(proof?: DeletionProof): Promise<void>;
+    /**
+     * Signs in from a Supabase Auth session (docs/sdk.md, "Supabase"): `supabase` is the
+     * studio's supabase-js client; its session's access token goes to POST
+     * /players/login/jeton (`fournisseur`, default `supabase`: the game file's
+     * `{"supabase": true}` entry), then its auth state changes are followed (another user
+     * signed in: signed in as that user; signed out: logged out of Manette). Resolves with
+     * the function that stops following.
+     */
+    fromSupabase(supabase: SupabaseAuthClientLike, opts?: FromSupabaseOptions): Promise<() => void>;
   };
+  /**
+   * A supabase-js client acting as the signed-in player (docs/sdk.md, "Supabase"): made with
+   * the studio's own `createClient` (the SDK does not bundle supabase-js), its access token
+   * the player's Realtime token (role `authenticated`, `sub` = the player's id), renewed
+   * before it expires: the studio's tables, storage and channels see `auth.uid()` = the player.
+   * Resolves once its Realtime client holds the token.
+   */
+  supabase<C>(createClient: SupabaseCreateClient<C>, supabaseUrl: string, supabaseKey: string, options?: Record<string, unknown>): Promise<C>;
   table<D extends Record<string, unknown> = Record<string, unknown>>(nom: string): Table<D>;
   sync: {
     pending(): Promise<PendingOp[]>;
@@ -259,7 +277,8 @@ export function createClient(options: ClientOptions): ManetteClient {
   const lang = options.lang === 'en' ? 'en' : 'fr';
   const base = apiBase(given);
   const t: Transport = { base, apiKey: options.apiKey, lang, fetch: options.fetch ?? globalThis.fetch.bind(globalThis) };
-  const session = new Session(options.apiKey, options.storage ?? defaultStorage());
+  const storage = options.storage ?? defaultStorage();
+  const session = new Session(options.apiKey, storage);
   const scope = shortHash(`${base}|${options.apiKey}`);
   const sync = new Sync(t, session, scope);
 
@@ -416,6 +435,19 @@ export function createClient(options: ClientOptions): ManetteClient {
         session.clear();
         if (player) await sync.forget(player);
       },
+      fromSupabase(sb, opts) {
+        return followSupabaseAuth({
+          loginWithToken: (f, j) => client.auth.loginWithToken(f, j),
+          logout: () => client.auth.logout(),
+          get player() { return session.player; },
+          storage,
+          linkKey: `manette.supabase.${shortHash(options.apiKey)}`,
+        }, sb, opts);
+      },
+    },
+
+    supabase(createClient, supabaseUrl, supabaseKey, supabaseOptions) {
+      return supabaseAsPlayer(() => client.realtime.config(), () => session.player, createClient, supabaseUrl, supabaseKey, supabaseOptions);
     },
 
     table<D extends Record<string, unknown>>(nom: string): Table<D> {

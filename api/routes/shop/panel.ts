@@ -13,6 +13,9 @@ export const Panel = z.object({
   google_client_id: z.string().nullable()
     .meta({ description: 'The game’s Google client id (null without Google sign-in): the login panel '
       + 'offers Google when it is set.' }),
+  connexions: z.array(z.string())
+    .meta({ description: 'The names of the providers of the game file’s `connexions` (never their settings), '
+      + 'sorted: the login panel offers a button for each (POST /players/login/jeton). Empty without any.' }),
 }).meta({ id: 'Panel' });
 
 export default defineRoute({

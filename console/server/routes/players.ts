@@ -7,9 +7,11 @@
 //                                                 inventory, ledger newest first paged by id; read only)
 //   POST /games/:jeu/players/:id/ban {raison, jusqu_a?} → manette_admin.players_ban (as `manette players ban`)
 //   POST /games/:jeu/players/:id/unban              → manette_admin.players_unban (as `manette players unban`)
+//   GET  /games/:jeu/players/:id/identites          → manette_admin.console_player_identities (the identities
+//                                                 of the game file's connexions, the Supabase user id, Google; read only)
 // SQL now: supabase/schema/functions/manette_admin.console_players.sql, console_player.sql,
 // session_revoke.sql, players_revoke_sessions.sql, console_player_economy.sql, players_ban.sql,
-// players_unban.sql.
+// players_unban.sql, console_player_identities.sql.
 import { z } from 'zod';
 import { adminCall, consoleRoute, GameParams, paging } from '../route.js';
 
@@ -62,6 +64,11 @@ export const playersRoutes = [
     params: player,
     body: z.strictObject({}),
     handler: ({ deps, params }) => adminCall(deps, 'select manette_admin.players_unban($1, $2) as r', [params.jeu, params.id]),
+  }),
+  consoleRoute({
+    method: 'get', path: '/games/:jeu/players/:id/identites',
+    params: player,
+    handler: ({ deps, params }) => adminCall(deps, 'select manette_admin.console_player_identities($1, $2) as r', [params.jeu, params.id]),
   }),
   consoleRoute({
     method: 'get', path: '/games/:jeu/players/:id/economie',

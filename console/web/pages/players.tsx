@@ -3,7 +3,9 @@
 // sessions (revoke one, or all as `manette players revoke-sessions`), the suspension (ban
 // with a reason and an optional end, unban: as `manette players ban|unban`), rows, files,
 // scores and matches, and the economy (wallet, inventory, ledger paged by id; read only:
-// grants and revokes are `manette economy grant|revoke`). Server: console/server/routes/players.ts.
+// grants and revokes are `manette economy grant|revoke`), and what else opens the account
+// (the identities of the game file's connexions, the Supabase Auth user, Google; read only).
+// Server: console/server/routes/players.ts.
 import { useEffect, useState } from 'preact/hooks';
 import type { ConsolePage, PageProps } from '../types.js';
 import { api, gamePath, qs } from '../api.js';
@@ -41,6 +43,44 @@ interface LedgerRow { id: number; type: 'monnaie' | 'objet'; code: string; delta
 interface Economy { portefeuille: WalletLine[]; inventaire: InventoryLine[]; mouvements: LedgerRow[]; suivant: number | null }
 
 const LEDGER_PAGE = 20;
+
+/** An identity of the game file's connexions (POST /players/login/jeton, /players/lier). */
+interface Identity { fournisseur: string; emetteur: string; sub: string; cree_le: string }
+interface Identities { supabase_user_id: string | null; google_sub: string | null; identites: Identity[] }
+
+/** What opens the account besides its password: identity tokens' identities, Supabase Auth, Google. */
+function IdentitiesCard({ jeu, id }: { jeu: string; id: string }) {
+  useLang();
+  const ids = useLoad(() => api.get<Identities>(gamePath(jeu, 'players', id, 'identites')), [jeu, id]);
+  const none = <span class="muted">—</span>;
+  return (
+    <Card title={t({ en: 'Linked identities', fr: 'Identités liées' })}>
+      <Show loaded={ids}>{(d) => (
+        <>
+          <dl class="fields">
+            <dt>{t({ en: 'Supabase Auth user', fr: 'Utilisateur Supabase Auth' })}</dt>
+            <dd>{d.supabase_user_id ? <code class="wrap">{d.supabase_user_id}</code> : none}</dd>
+            <dt>Google</dt>
+            <dd>{d.google_sub ? <code class="wrap">{d.google_sub}</code> : none}</dd>
+          </dl>
+          <DataTable<Identity>
+            rows={d.identites} rowKey={(i) => `${i.emetteur}|${i.sub}`}
+            empty={t({ en: 'No identity token has opened this account.', fr: 'Aucun jeton d’identité n’a ouvert ce compte.' })}
+            columns={[
+              { label: t({ en: 'Provider', fr: 'Fournisseur' }), cell: (i) => <code>{i.fournisseur}</code> },
+              { label: t({ en: 'Issuer', fr: 'Émetteur' }), cell: (i) => <span class="mono small">{i.emetteur}</span>, class: 'wrap' },
+              { label: t({ en: 'Subject', fr: 'Sujet' }), cell: (i) => <span class="mono small">{i.sub}</span>, class: 'wrap' },
+              { label: t({ en: 'Since', fr: 'Depuis le' }), cell: (i) => <span class="nowrap">{when(i.cree_le)}</span> },
+            ]} />
+          <p class="muted small">{t({
+            en: 'Read only. An identity is its issuer and subject: each later token of it opens this player (docs/accounts.md).',
+            fr: 'Lecture seule. Une identité est son émetteur et son sujet : chaque jeton suivant de celle-ci ouvre ce joueur (docs/accounts.md).',
+          })}</p>
+        </>
+      )}</Show>
+    </Card>
+  );
+}
 
 function PlayersPage(props: PageProps) {
   return props.rest[0] ? <PlayerView {...props} id={props.rest[0]} /> : <PlayerSearch {...props} />;
@@ -310,6 +350,8 @@ function PlayerView({ jeu, id }: PageProps & { id: string }) {
               <dt>{t({ en: 'Matches', fr: 'Parties' })}</dt><dd>{num(p.parties_total)}</dd>
             </dl>
           </Card>
+
+          <IdentitiesCard jeu={jeu} id={id} />
 
           <SuspensionCard jeu={jeu} p={p} onChange={() => player.reload()} />
 

@@ -20,7 +20,8 @@ export interface ShopArticle {
 export interface WalletLine { code: string; nom: string; solde: number; max: number | null }
 export interface InventoryLine { code: string; nom: string; quantite: number }
 export interface PurchaseResult { achat: { article: string; quantite: number; prix_total: number; devise: string }; portefeuille: WalletLine[]; inventaire: InventoryLine[] }
-export interface PanelData { theme: Record<string, string | null>; textes: Texts; google_client_id?: string | null }
+/** `connexions`: the names of the game file's identity-token providers (the login panel's buttons). */
+export interface PanelData { theme: Record<string, string | null>; textes: Texts; google_client_id?: string | null; connexions?: string[] }
 export interface PanelClient {
   lang?: string;
   auth: {
@@ -28,6 +29,8 @@ export interface PanelClient {
     login(p: { identifiant: string; password: string }): Promise<Joueur>;
     register(p: { pseudo: string; email: string; password: string; pays?: string }): Promise<Joueur>;
     loginWithGoogle(idToken: string): Promise<Joueur>;
+    /** POST /players/login/jeton (optional: the login panel's provider buttons need it). */
+    loginWithToken?(fournisseur: string, jeton: string): Promise<Joueur>;
     restore(): Promise<Joueur | null>;
     logout(): Promise<unknown>;
     onChange(cb: (joueur: Joueur | null) => void): () => void;
@@ -67,7 +70,8 @@ export function panelOf(client: PanelClient): Promise<PanelData> {
     p = client.panel().then((raw) => {
       // Tolerate both `{theme, textes}` and the whole envelope `{data: {...}}`.
       const r = (raw && typeof raw === 'object' && 'data' in raw ? (raw as { data: unknown }).data : raw) as Partial<PanelData>;
-      return { theme: r?.theme ?? {}, textes: r?.textes ?? {}, google_client_id: r?.google_client_id ?? null };
+      const connexions = Array.isArray(r?.connexions) ? r.connexions.filter((c): c is string => typeof c === 'string') : [];
+      return { theme: r?.theme ?? {}, textes: r?.textes ?? {}, google_client_id: r?.google_client_id ?? null, connexions };
     });
     // A failed fetch is retried by the next panel that connects.
     p.catch(() => panels.delete(client));

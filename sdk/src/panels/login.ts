@@ -3,6 +3,9 @@
 // the player and a sign-out button, and for a guest a form that links an account.
 // Dispatches manette:signed-in {joueur} after a sign in, sign up or guest start made through
 // it, manette:linked {joueur} after a link, and manette:signed-out after its sign-out button.
+// A button per provider of the game file's `connexions` (GET /panel) dispatches
+// manette:provider {fournisseur}: the game gets a token from that provider and hands it to
+// the panel's loginWithToken(fournisseur, jeton) (the panel cannot mint a provider's token).
 import { ManettePanel, h, type Joueur, type PanelClient, type PanelData, type PanelError } from './base.js';
 import { renderGoogleButton } from './google.js';
 
@@ -66,7 +69,16 @@ export class ManetteLogin extends ManettePanel {
   }
 
   protected override panelLoaded(data: PanelData): void {
-    if (data.google_client_id && this.view !== 'player') this.render();
+    if ((data.google_client_id || data.connexions?.length) && this.view !== 'player') this.render();
+  }
+
+  /**
+   * Signs in with a provider's identity token (what the game got after a manette:provider
+   * event): errors shown in the panel, manette:signed-in on success, as the panel's own forms.
+   */
+  loginWithToken(fournisseur: string, jeton: string): Promise<void> {
+    const button = this.root.querySelector<HTMLElement>(`button[data-fournisseur="${CSS.escape(fournisseur)}"]`);
+    return this.run(null, (c) => c.auth.loginWithToken ? c.auth.loginWithToken(fournisseur, jeton) : Promise.reject(unavailable('loginWithToken')), button ?? undefined);
   }
 
   /** Shows a view; focus follows when it was inside the panel (to the field `focus` if given). */
@@ -163,7 +175,8 @@ export class ManetteLogin extends ManettePanel {
     guest.addEventListener('click', () => void this.run(null, (c) => c.auth.guest ? c.auth.guest() : Promise.reject(unavailable('guest')), guest));
     const toRegister = this.linkButton('connexion_vers_inscription', () => this.show('register'));
     return [this.heading('connexion_titre'), status, form, forgot,
-      this.tx('p', 'ou', { class: 'separator', part: 'separator' }), ...this.googleButton((t) => void this.run(null, (c) => c.auth.loginWithGoogle(t))), guest, toRegister];
+      this.tx('p', 'ou', { class: 'separator', part: 'separator' }), ...this.googleButton((t) => void this.run(null, (c) => c.auth.loginWithGoogle(t))),
+      ...this.providerButtons(), guest, toRegister];
   }
 
   private registerView(): Node[] {
@@ -286,6 +299,26 @@ export class ManetteLogin extends ManettePanel {
     ];
   }
 
+  /**
+   * One button per provider of the game file's `connexions`: "Continuer avec Apple"
+   * (`connexion_fournisseur`, the provider's name from the text `fournisseur_<name>` when the
+   * game sets one). A click dispatches manette:provider {fournisseur}.
+   */
+  private providerButtons(): Node[] {
+    return (this.panelData?.connexions ?? []).map((fournisseur) => {
+      const label = this.t(`fournisseur_${fournisseur}`);
+      const nom = label !== `fournisseur_${fournisseur}` ? label : providerName(fournisseur);
+      const b = this.tx('button', 'connexion_fournisseur', {
+        type: 'button', class: 'secondary provider', part: 'button secondary-button provider-button', 'data-fournisseur': fournisseur,
+      }, { fournisseur: nom });
+      b.addEventListener('click', () => {
+        this.clearErrors();
+        this.emit('manette:provider', { fournisseur });
+      });
+      return b;
+    });
+  }
+
   /** The separator and Google's button, when the game has a Google client id. */
   private googleSection(onToken: (idToken: string) => void): Node[] {
     const box = this.googleButton(onToken);
@@ -387,6 +420,14 @@ export function labelled(message: string, champ: string, label: string | null | 
   const name = label?.trim();
   if (!name || !message.startsWith(`${champ} `)) return message;
   return `${name}${message.slice(champ.length)}`;
+}
+
+/** Providers' usual names; any other is shown with a capital (`itch` → `Itch`). */
+const PROVIDER_NAMES: Record<string, string> = {
+  apple: 'Apple', steam: 'Steam', discord: 'Discord', supabase: 'Supabase', firebase: 'Firebase', auth0: 'Auth0', epic: 'Epic Games',
+};
+function providerName(fournisseur: string): string {
+  return PROVIDER_NAMES[fournisseur] ?? fournisseur.charAt(0).toUpperCase() + fournisseur.slice(1);
 }
 
 /** What the player views show of a player: a change (another player, a guest linked, a new pseudo) redraws them. */

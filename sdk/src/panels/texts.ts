@@ -50,6 +50,7 @@ export const DEFAULT_TEXTS: Record<Lang, Texts> = {
     lier_reussi: 'Compte lié : ta progression est gardée.',
     // SDK-only keys.
     connecte_en_tant_que: 'Connecté en tant que {pseudo}',
+    connexion_fournisseur: 'Continuer avec {fournisseur}',
     ou: 'ou',
     matchmaking_connexion_requise: 'Connecte-toi pour chercher une partie.',
     matchmaking_adversaires: 'Joueurs : {pseudos}',
@@ -110,6 +111,7 @@ export const DEFAULT_TEXTS: Record<Lang, Texts> = {
     lier_annuler: 'Not now',
     lier_reussi: 'Account linked: your progress is saved.',
     connecte_en_tant_que: 'Signed in as {pseudo}',
+    connexion_fournisseur: 'Continue with {fournisseur}',
     ou: 'or',
     matchmaking_connexion_requise: 'Sign in to find a match.',
     matchmaking_adversaires: 'Players: {pseudos}',

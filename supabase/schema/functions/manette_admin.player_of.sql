@@ -3,7 +3,7 @@
 -- manette_admin.player_of(game_id uuid, who text)
 -- Current definition from supabase/migrations/20261124000100_admin_commands.sql
 -- Calls: manette.fail, manette.pseudo_key, manette.table_row_id
--- Called by: manette_admin.console_leaderboard, manette_admin.economy_grant, manette_admin.leaderboard_retire, manette_admin.players_ban, manette_admin.players_find, manette_admin.players_revoke_sessions, manette_admin.players_unban
+-- Called by: manette_admin.console_leaderboard, manette_admin.console_player_identities, manette_admin.economy_grant, manette_admin.leaderboard_retire, manette_admin.players_ban, manette_admin.players_find, manette_admin.players_revoke_sessions, manette_admin.players_unban
 CREATE OR REPLACE FUNCTION manette_admin.player_of(game_id uuid, who text)
  RETURNS manette.players
  LANGUAGE plpgsql

@@ -127,7 +127,7 @@ select is((select pg_get_userbyid(proowner) from pg_proc where oid = 'manette_ad
   'manette_admin', 'apply_part_shop is owned by manette_admin');
 
 -- == Panel ====================================================================
-select is((select api.panel_get('{"key": "sk_live_CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC"}')->'data'), manette.panel_defaults() || '{"google_client_id": null}',
+select is((select api.panel_get('{"key": "sk_live_CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC"}')->'data'), manette.panel_defaults() || '{"google_client_id": null, "connexions": []}',
   'a game without panel gets the defaults');
 select is(api.panel_get('{"key": "sk_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}')#>'{data,theme}',
   (manette.panel_defaults()->'theme') || '{"couleur_primaire": "#ff0000", "police": "Inter", "ombre": "0 1px 2px #0003"}',

@@ -238,7 +238,7 @@ select is(api.panel_get('{"key": "sk_live_VTBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB
   'panel: google_client_id null without Google');
 select is(api.panel_get('{"key": "sk_live_VTBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB", "lang": "en"}')#>'{data}',
   jsonb_build_object('theme', manette.panel_defaults()->'theme', 'textes', manette.panel_default_texts('en'),
-                     'google_client_id', null),
+                     'google_client_id', null, 'connexions', '[]'::jsonb),
   'panel (lang en): the English defaults');
 select is(api.panel_get('{"key": "sk_live_VTBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB", "lang": "fr"}')#>'{data,textes}',
   manette.panel_defaults()->'textes', 'panel (lang fr): the French defaults');
