@@ -1,5 +1,4 @@
-// POST /players/login/discord → api.players_jeton_start (the game's `connexions.discord`), Discord's
-// token and user endpoints here (security/discord.ts), then api.players_jeton (issuer `discord`, the user id)
+// POST /players/login/discord → api.players_jeton_start (the game's `connexions.discord`), Discord's token and user endpoints here (security/discord.ts), then api.players_jeton (issuer `discord`, the user id)
 // SQL now: supabase/schema/functions/api.players_jeton_start.sql, supabase/schema/functions/api.players_jeton.sql
 import { z } from 'zod';
 import { defineRoute, type Deps } from '../../http/route.js';

@@ -1,5 +1,4 @@
-// POST /players/login/steam → api.players_jeton_start (the game's `connexions.steam`), Steam's
-// Web API here (security/steam.ts), then api.players_jeton (the identity: issuer `steam`, the SteamID)
+// POST /players/login/steam → api.players_jeton_start (the game's `connexions.steam`), Steam's Web API here (security/steam.ts), then api.players_jeton (the identity: issuer `steam`, the SteamID)
 // SQL now: supabase/schema/functions/api.players_jeton_start.sql, supabase/schema/functions/api.players_jeton.sql
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
