@@ -1,16 +1,20 @@
-// `MANETTE_STEAM_API_URL=twin npm start`: the twin's Steam stand-in runs beside the API, the
-// banner names it, and a game declaring `connexions.steam` signs in with a test ticket, as
-// docs/accounts.md ("Signing in to npm start's demo with a test Steam ticket") tells a developer.
+// `npm start` on the embedded default plays Steam: the twin's Steam stand-in runs beside the
+// API (the banner names it), and the demo, whose game file declares `connexions.steam`, signs
+// in with a test ticket, as docs/accounts.md ("Signing in to npm start's demo with a test
+// Steam ticket") tells a developer: by the API (a ticket signs in once) and in Chromium by
+// the login panel's Steam button, which the demo page answers with a test ticket of a
+// SteamID kept in that browser (the same player again after signing out).
 import type { ChildProcess } from 'node:child_process';
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './support/net.js';
 import { npmStart } from './support/npm-start.js';
-import { runCommand } from './support/run-command.js';
 import { stackProcessesOf, until } from './support/local-procs.js';
+import { haveBrowser, launchBrowser, SCREENSHOT_DIR, warnIfNoBrowser } from './support/browser.js';
 
+warnIfNoBrowser('steam-npm-start');
 let root: string;
 let dataDir: string;
 let env: NodeJS.ProcessEnv;
@@ -27,13 +31,12 @@ beforeAll(async () => {
     MANETTE_REALTIME_PORT: '0',
     MANETTE_DATA_DIR: dataDir,
     MANETTE_WORKERS: '1',
-    MANETTE_STEAM_API_URL: 'twin',
     LOG_LEVEL: 'warn',
     LANG: 'en_US.UTF-8',
     LC_ALL: '',
   };
-  delete env.DATABASE_URL;
-  delete env.MANETTE_STEAM_PUBLISHER_KEY;
+  // A newcomer's shell: nothing of Steam set.
+  for (const name of ['DATABASE_URL', 'MANETTE_STEAM_API_URL', 'MANETTE_STEAM_PUBLISHER_KEY', 'MANETTE_STEAM_PUBLISHER_KEYS']) delete env[name];
 });
 
 afterAll(async () => {
@@ -44,18 +47,13 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-describe('npm start with MANETTE_STEAM_API_URL=twin', () => {
-  it('runs the Steam stand-in, and the demo game signs in with a test ticket, once per ticket', async () => {
+describe('npm start plays Steam for the demo', () => {
+  it('runs the Steam stand-in; the demo signs in with a test ticket, once per ticket, by the API and by its login panel', async () => {
     const { proc, out } = await npmStart(env, started);
     const steamUrl = /Steam\s+(http:\/\/127\.0\.0\.1:\d+)\s/.exec(out())?.[1];
     expect(steamUrl, out()).toBeDefined();
-    // The demo's game file, with Steam declared (app 480, Spacewar: Steamworks' test app).
-    const game = JSON.parse(await readFile('examples/demo/game.json', 'utf8'));
-    const file = path.join(root, 'game.json');
-    await writeFile(file, JSON.stringify({ ...game, connexions: { ...game.connexions, steam: { app_id: 480 } } }));
-    const applied = await runCommand('node', ['bin/manette.js', 'apply', file], { env: env as Record<string, string> });
-    expect(applied.code, applied.out).toBe(0);
-    const key = /"api_key":"([^"]+)"/.exec(applied.out)![1]!;
+    const demoLink = /(http:\/\/\S+\/demo\/\?key=sk_live_\w+)/.exec(out())![1]!;
+    const key = new URL(demoLink).searchParams.get('key')!;
 
     const api = `http://127.0.0.1:${env.PORT}/api/public/v1`;
     const login = (ticket: string) => fetch(`${api}/players/login/steam`, {
@@ -71,8 +69,36 @@ describe('npm start with MANETTE_STEAM_API_URL=twin', () => {
     expect((await second.json()).data.joueur.id).toBe(joueur.id);
     expect((await login(ticket)).status).toBe(401);
 
+    if (haveBrowser) {
+      const browser = await launchBrowser();
+      try {
+        const ctx = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 860 } });
+        const page = await ctx.newPage();
+        const errors: string[] = [];
+        page.on('pageerror', (e) => errors.push(e.message));
+        await page.goto(demoLink);
+        const panel = page.locator('manette-login');
+        const steam = panel.locator('button[data-fournisseur="steam"]');
+        await steam.click();
+        const signedIn = panel.getByText('Signed in as');
+        await signedIn.waitFor({ timeout: 20_000 });
+        const who = () => page.evaluate(() => (window as any).Manette.lastClient().auth.player as { id: string; pseudo: string });
+        const steamPlayer = await who();
+        await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'demo-steam.png') });
+        // Signed out, then Steam again: the same SteamID, so the same player.
+        await panel.getByRole('button', { name: 'Sign out' }).click();
+        await steam.click();
+        await signedIn.waitFor({ timeout: 20_000 });
+        expect((await who()).id).toBe(steamPlayer.id);
+        expect(steamPlayer.id).not.toBe(joueur.id);
+        expect(errors).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    }
+
     const exited = new Promise((r) => proc.once('exit', r));
     process.kill(-proc.pid!, 'SIGINT');
     await exited;
-  }, 180_000);
+  }, 240_000);
 });

@@ -342,6 +342,8 @@ export function createClient(options: ClientOptions): ManetteClient {
         return signedIn(await call('POST', '/players/google', { body: { id_token: idToken }, token: null }));
       },
       async loginWithToken(fournisseur, jeton) {
+        // A Steam ticket is no signed token: Steam's own endpoint (so a panel's provider button works for it too).
+        if (fournisseur === 'steam') return signedIn(await call('POST', '/players/login/steam', { body: { ticket: jeton }, token: null }));
         return signedIn(await call('POST', '/players/login/jeton', { body: { fournisseur, jeton }, token: null }));
       },
       async loginWithSteam(ticket) {

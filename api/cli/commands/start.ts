@@ -63,9 +63,11 @@ export function registerStart(program: Command, ctx: CommandContext): void {
       let mailCatcher: MailCatcher | undefined;
       let steamStandIn: SteamStandIn | undefined;
       try {
-        // MANETTE_STEAM_API_URL=twin: the twin's Steam stand-in, with its test tickets
-        // (docs/accounts.md, "Signing in to npm start's demo with a test Steam ticket").
-        if (settings.MANETTE_STEAM_API_URL === 'twin') {
+        // The twin's Steam stand-in, with its test tickets (docs/accounts.md, "Signing in to npm
+        // start's demo with a test Steam ticket"): asked for (MANETTE_STEAM_API_URL=twin), or on
+        // the embedded default when nothing of Steam is set (the demo declares Steam).
+        const steamUnset = !process.env.MANETTE_STEAM_API_URL && !settings.MANETTE_STEAM_PUBLISHER_KEY && !process.env.MANETTE_STEAM_PUBLISHER_KEYS;
+        if (settings.MANETTE_STEAM_API_URL === 'twin' || (!settings.DATABASE_URL && steamUnset)) {
           const { startSteamStandIn } = await import('../../../twin/steam/server.js');
           steamStandIn = await startSteamStandIn({ publisherKey: settings.MANETTE_STEAM_PUBLISHER_KEY, testTickets: true });
           process.env.MANETTE_STEAM_API_URL = steamStandIn.url;

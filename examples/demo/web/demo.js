@@ -155,6 +155,22 @@ async function start() {
   boutique.client = client;
   $('app').hidden = false;
 
+  // The login panel shows a button per provider of the game file's `connexions`; a click asks
+  // the game for that provider's token (manette:provider). The demo declares Steam: a game in
+  // the Steam client would hand over GetAuthTicketForWebApi's ticket; a browser has none, so
+  // the demo makes a test ticket, which only the local Steam stand-in of `npm start` accepts
+  // (docs/accounts.md). One SteamID per browser: the same Steam player each time.
+  login.addEventListener('manette:provider', (e) => {
+    if (e.detail.fournisseur !== 'steam') return;
+    let steamId = localStorage.getItem('demo.steamid');
+    if (!steamId) {
+      steamId = `7656119${String(Math.floor(Math.random() * 1e10)).padStart(10, '0')}`;
+      localStorage.setItem('demo.steamid', steamId);
+    }
+    const hex = (s) => Array.from(new TextEncoder().encode(s), (b) => b.toString(16).padStart(2, '0')).join('');
+    void login.loginWithToken('steam', hex(`manette-test-ticket:${steamId}:${crypto.randomUUID()}`));
+  });
+
   const select = $('mode');
   const modeOf = (code) => game.modes.find((m) => m.code === code) ?? (code ? undefined : game.modes[0]);
   select.replaceChildren(...game.modes.map((m) => Object.assign(document.createElement('option'), { value: m.code, textContent: m.code })));
