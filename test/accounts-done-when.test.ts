@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { freePort } from './support/net.js';
 import { cleanCopy } from './support/clean-copy.js';
+import { stopStarted } from './support/npm-start.js';
 import { haveBrowser, launchBrowser, SCREENSHOT_DIR, warnIfNoBrowser } from './support/browser.js';
 
 warnIfNoBrowser('accounts-done-when');
@@ -100,13 +101,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const c of contexts) await c.close().catch(() => undefined);
   await browser?.close();
-  for (const p of started) {
-    if (p.exitCode !== null || p.signalCode !== null) continue;
-    const exited = new Promise((r) => p.once('exit', r));
-    try { process.kill(-p.pid!, 'SIGINT'); } catch { /* gone */ }
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-    try { process.kill(-p.pid!, 'SIGKILL'); } catch { /* gone */ }
-  }
+  await stopStarted(started);
   if (dir) await rm(dir, { recursive: true, force: true });
 }, 60_000);
 

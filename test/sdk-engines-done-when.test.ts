@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanCopy } from './support/clean-copy.js';
 import { freePort } from './support/net.js';
-import { npmStart } from './support/npm-start.js';
+import { npmStart, stopStarted } from './support/npm-start.js';
 import { runCommand } from './support/run-command.js';
 import { requireTool } from './support/conformance.js';
 
@@ -50,13 +50,7 @@ describe.skipIf(!haveMono || !havePython)('C# and Python programs play each othe
   }, 360_000);
 
   afterAll(async () => {
-    for (const p of started) {
-      if (p.exitCode !== null || p.signalCode !== null) continue;
-      const exited = new Promise((r) => p.once('exit', r));
-      try { process.kill(-p.pid!, 'SIGINT'); } catch { /* gone */ }
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-      try { process.kill(-p.pid!, 'SIGKILL'); } catch { /* gone */ }
-    }
+    await stopStarted(started);
     if (dir) await rm(dir, { recursive: true, force: true });
   }, 60_000);
 

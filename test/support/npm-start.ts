@@ -32,3 +32,14 @@ export function portOpen(port: number): Promise<boolean> {
     s.once('error', () => resolve(false));
   });
 }
+
+/** Stops what `npmStart` started, as Ctrl-C does (SIGINT to each process group), SIGKILL after 15 s. */
+export async function stopStarted(started: ChildProcess[]): Promise<void> {
+  for (const p of started) {
+    if (p.exitCode !== null || p.signalCode !== null) continue;
+    const exited = new Promise((r) => p.once('exit', r));
+    try { process.kill(-p.pid!, 'SIGINT'); } catch { /* gone */ }
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+    try { process.kill(-p.pid!, 'SIGKILL'); } catch { /* gone */ }
+  }
+}
