@@ -47,6 +47,7 @@ export const ERROR_CODES: ReadonlyArray<readonly [code: string, statuses: readon
   ['google_taken', [409]],
   ['identity_taken', [409]],
   ['fournisseur_inconnu', [400]],
+  ['notifications_indisponibles', [409]],
   ['idempotency_conflict', [409]],
   ['action_refusee', [409]],
   ['upload_failed', [400, 409, 413, 415]],

@@ -21,6 +21,7 @@ import type { Deps } from './http/route.js';
 import type { Lang } from './http/messages.js';
 import { startWorkers, workerHashParallelism, workerPoolSize } from './workers.js';
 import { startTurnSweeper } from './turn-sweeper.js';
+import { startNotificationSender } from './notification-sender.js';
 
 export const DEMO_GAME_FILE = fileURLToPath(new URL('../examples/demo/game.json', import.meta.url));
 
@@ -111,6 +112,12 @@ export async function startService(
     // workers: the primary, on its own pool). Stopped before the pool closes.
     const sweeper = startTurnSweeper(pool, logger);
     cleanups.push(() => sweeper.stop());
+    // 'Your turn' notifications queued by the matches, delivered from this process too
+    // (docs/notifications.md); MANETTE_NOTIFICATIONS=0 leaves them to another process.
+    if (settings.MANETTE_NOTIFICATIONS === '1') {
+      const sender = startNotificationSender(pool, settings, logger);
+      cleanups.push(() => sender.stop());
+    }
 
     let realtime: Deps['realtime'];
     let realtimeServiceKey: string | undefined;

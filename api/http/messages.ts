@@ -17,6 +17,7 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
   already_linked: { fr: 'Ce compte n’est pas un compte invité : il est déjà lié.', en: 'This is not a guest account: it is already linked.' },
   identity_taken: { fr: 'Cette identité est déjà celle d’un autre joueur de ce jeu.', en: 'This identity already belongs to another player of this game.' },
   fournisseur_inconnu: { fr: 'Ce fournisseur d’identité n’est pas déclaré par le jeu (connexions).', en: 'This identity provider is not declared by the game (connexions).' },
+  notifications_indisponibles: { fr: 'Ce jeu n’envoie pas de notifications Web Push (notifications.web_push).', en: 'This game does not send Web Push notifications (notifications.web_push).' },
   google_taken: { fr: 'Ce compte Google est déjà celui d’un autre joueur de ce jeu.', en: 'This Google account already belongs to another player of this game.' },
   not_found: { fr: 'Cette adresse n’existe pas.', en: 'This endpoint does not exist.' },
   table_not_found: { fr: 'Table introuvable.', en: 'Table not found.' },
