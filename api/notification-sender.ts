@@ -78,28 +78,39 @@ async function deliverWebPush(d: ClaimedDelivery, settings: SenderSettings): Pro
     return { id: d.id, outcome: 'retry', error: 'MANETTE_VAPID_PUBLIC_KEY, MANETTE_VAPID_PRIVATE_KEY and MANETTE_VAPID_SUBJECT must be set' };
   }
   if (!d.endpoint || !d.p256dh || !d.auth) return { id: d.id, outcome: 'failed', error: 'subscription gone' };
+  let request: ReturnType<typeof webpush.generateRequestDetails>;
   try {
-    const res = await webpush.sendNotification(
+    // The library encrypts the payload (RFC 8291, aes128gcm) and signs the VAPID JWT
+    // (RFC 8292); the request itself goes out with fetch (http to this machine in tests).
+    request = webpush.generateRequestDetails(
       { endpoint: d.endpoint, keys: { p256dh: d.p256dh, auth: d.auth } },
       JSON.stringify(d.payload),
       {
         vapidDetails: { subject, publicKey, privateKey },
         TTL: 24 * 3600,
         urgency: d.payload.type === 'tour' ? 'high' : 'normal',
-        // One notification replaces the former one of the same match on the push service.
+        // A later notification of the same match replaces this one on the push service.
         topic: String(d.payload.partie_id ?? '').replace(/-/g, '').slice(0, 32) || undefined,
         contentEncoding: 'aes128gcm',
-        timeout: DELIVERY_TIMEOUT_MS,
       },
     );
-    return res.statusCode >= 200 && res.statusCode < 300
-      ? { id: d.id, outcome: 'delivered' }
-      : { id: d.id, outcome: 'retry', error: `push service answered ${res.statusCode}` };
   } catch (err) {
-    const status = (err as { statusCode?: number }).statusCode;
-    if (status === 404 || status === 410) return { id: d.id, outcome: 'gone', error: `push service answered ${status}` };
-    if (typeof status === 'number' && !retryable(status)) return { id: d.id, outcome: 'failed', error: `push service answered ${status}` };
-    return { id: d.id, outcome: 'retry', error: status ? `push service answered ${status}` : `push service unreachable: ${(err as Error).message}` };
+    return { id: d.id, outcome: 'failed', error: `cannot encrypt for this subscription: ${(err as Error).message}` };
+  }
+  try {
+    const res = await fetch(request.endpoint, {
+      method: request.method,
+      headers: request.headers as Record<string, string>,
+      body: request.body ? new Uint8Array(request.body) : undefined,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+    });
+    await res.arrayBuffer().catch(() => undefined);
+    if (res.status >= 200 && res.status < 300) return { id: d.id, outcome: 'delivered' };
+    if (res.status === 404 || res.status === 410) return { id: d.id, outcome: 'gone', error: `push service answered ${res.status}` };
+    return { id: d.id, outcome: retryable(res.status) ? 'retry' : 'failed', error: `push service answered ${res.status}` };
+  } catch (err) {
+    return { id: d.id, outcome: 'retry', error: `push service unreachable: ${(err as Error).message}` };
   }
 }
 

@@ -11,28 +11,28 @@ CREATE OR REPLACE FUNCTION api.notifications_abonner(ctx jsonb, body jsonb)
 AS $function$
 declare
   caller   manette.caller := manette.authenticate(ctx, 'required');
-  endpoint text := body->>'endpoint';
-  p256dh   text := body#>>'{keys,p256dh}';
-  secret   text := body#>>'{keys,auth}';
+  given_endpoint text := body->>'endpoint';
+  given_p256dh   text := body#>>'{keys,p256dh}';
+  given_auth     text := body#>>'{keys,auth}';
   sub      manette.notification_subscriptions;
 begin
   if not exists (select 1 from manette.games g where g.id = caller.game_id
                  and g.config#>'{notifications,web_push}' = 'true'::jsonb) then
     perform manette.fail('notifications_indisponibles', 409);
   end if;
-  if endpoint is null or length(endpoint) > 2048
-     or (endpoint !~ '^https://[^\s/?#@]+(/[^\s]*)?$'
-         and endpoint !~ '^http://(localhost|127\.0\.0\.1|\[::1\])(:[0-9]{1,5})?(/[^\s]*)?$') then
+  if given_endpoint is null or length(given_endpoint) > 2048
+     or (given_endpoint !~ '^https://[^\s/?#@]+(/[^\s]*)?$'
+         and given_endpoint !~ '^http://(localhost|127\.0\.0\.1|\[::1\])(:[0-9]{1,5})?(/[^\s]*)?$') then
     perform manette.fail('validation_failed', 400, jsonb_build_object('details', jsonb_build_array(
       jsonb_build_object('field', 'endpoint', 'message', 'URL https attendue'))));
   end if;
-  if p256dh is null or p256dh !~ '^[A-Za-z0-9_-]{80,100}$' or secret is null or secret !~ '^[A-Za-z0-9_-]{16,32}$' then
+  if given_p256dh is null or given_p256dh !~ '^[A-Za-z0-9_-]{80,100}$' or given_auth is null or given_auth !~ '^[A-Za-z0-9_-]{16,32}$' then
     perform manette.fail('validation_failed', 400, jsonb_build_object('details', jsonb_build_array(
       jsonb_build_object('field', 'keys', 'message', 'clés p256dh et auth attendues (base64url)'))));
   end if;
   -- The same browser subscribing again (or for another player on this device) replaces it.
   insert into manette.notification_subscriptions as s (game_id, player_id, endpoint, p256dh, auth)
-  values (caller.game_id, caller.player_id, endpoint, p256dh, secret)
+  values (caller.game_id, caller.player_id, given_endpoint, given_p256dh, given_auth)
   on conflict (game_id, endpoint) do update
     set player_id = excluded.player_id, p256dh = excluded.p256dh, auth = excluded.auth, created_at = now()
   returning s.* into sub;
