@@ -106,6 +106,9 @@ const Env = z.object({
   MANETTE_NOTIFICATIONS_LEASE_S: z.coerce.number().int().min(1).max(3600).default(60),
   MANETTE_NOTIFICATIONS_RETRY_S: z.coerce.number().int().min(1).max(3600).default(10),
   MANETTE_NOTIFICATIONS_BATCH: z.coerce.number().int().min(1).max(500).default(20),
+  // The Edge Function's delivery path (POST /manette/notifications/livrer), called by pg_cron
+  // through pg_net on an Edge-only deployment, answers only requests carrying this secret.
+  MANETTE_CRON_SECRET: z.string().min(32).optional(),
   // Password hashes (api/security/password.ts): argon2id, 1 lane; OWASP's minimum by default.
   MANETTE_ARGON2_MEMORY_KIB: z.coerce.number().int().min(1024).max(262144).default(19456),
   MANETTE_ARGON2_ITERATIONS: z.coerce.number().int().min(1).max(16).default(2),
