@@ -22,6 +22,7 @@ import type { Lang } from './http/messages.js';
 import { startWorkers, workerHashParallelism, workerPoolSize } from './workers.js';
 import { startTurnSweeper } from './turn-sweeper.js';
 import { startNotificationSender } from './notification-sender.js';
+import { LOCAL_VAPID_SUBJECT, localVapidKeys } from '../twin/web-push-keys.js';
 
 export const DEMO_GAME_FILE = fileURLToPath(new URL('../examples/demo/game.json', import.meta.url));
 
@@ -78,6 +79,16 @@ export async function startService(
       });
       cleanups.push(() => embedded!.stop());
       databaseUrl = embedded.url;
+      // On the embedded database, Web Push works without settings: a VAPID pair kept in the
+      // data folder (docs/notifications.md); the workers get it through the environment.
+      if (!settings.MANETTE_VAPID_PUBLIC_KEY || !settings.MANETTE_VAPID_PRIVATE_KEY) {
+        const vapid = await localVapidKeys(settings.MANETTE_DATA_DIR);
+        settings = { ...settings, MANETTE_VAPID_PUBLIC_KEY: vapid.publicKey, MANETTE_VAPID_PRIVATE_KEY: vapid.privateKey,
+          MANETTE_VAPID_SUBJECT: settings.MANETTE_VAPID_SUBJECT ?? LOCAL_VAPID_SUBJECT };
+        process.env.MANETTE_VAPID_PUBLIC_KEY = vapid.publicKey;
+        process.env.MANETTE_VAPID_PRIVATE_KEY = vapid.privateKey;
+        process.env.MANETTE_VAPID_SUBJECT = settings.MANETTE_VAPID_SUBJECT;
+      }
     }
     const applied = await migrate(databaseUrl, opts.migrations, { includeAll: opts.includeAll });
     if (applied.length) logger.info({ migrations: applied }, 'migrations applied');

@@ -345,11 +345,11 @@ begin
      or (given_endpoint !~ '^https://[^\s/?#@]+(/[^\s]*)?$'
          and given_endpoint !~ '^http://(localhost|127\.0\.0\.1|\[::1\])(:[0-9]{1,5})?(/[^\s]*)?$') then
     perform manette.fail('validation_failed', 400, jsonb_build_object('details', jsonb_build_array(
-      jsonb_build_object('field', 'endpoint', 'message', 'URL https attendue'))));
+      jsonb_build_object('champ', 'endpoint', 'message', 'URL https attendue'))));
   end if;
   if given_p256dh is null or given_p256dh !~ '^[A-Za-z0-9_-]{80,100}$' or given_auth is null or given_auth !~ '^[A-Za-z0-9_-]{16,32}$' then
     perform manette.fail('validation_failed', 400, jsonb_build_object('details', jsonb_build_array(
-      jsonb_build_object('field', 'keys', 'message', 'clés p256dh et auth attendues (base64url)'))));
+      jsonb_build_object('champ', 'keys', 'message', 'clés p256dh et auth attendues (base64url)'))));
   end if;
   -- The same browser subscribing again (or for another player on this device) replaces it.
   insert into manette.notification_subscriptions as s (game_id, player_id, endpoint, p256dh, auth)
@@ -431,7 +431,7 @@ begin
      or exists (select 1 from jsonb_each(wanted) e
                 where e.key not in ('tour', 'partie_trouvee', 'partie_terminee') or jsonb_typeof(e.value) <> 'boolean') then
     perform manette.fail('validation_failed', 400, jsonb_build_object('details', jsonb_build_array(
-      jsonb_build_object('field', 'types', 'message', 'objet attendu : {"tour": true, "partie_trouvee": false, ...}'))));
+      jsonb_build_object('champ', 'types', 'message', 'objet attendu : {"tour": true, "partie_trouvee": false, ...}'))));
   end if;
   insert into manette.notification_settings as s (game_id, player_id)
   values (caller.game_id, caller.player_id)
@@ -467,7 +467,7 @@ declare
 begin
   if jsonb_typeof(body->'present') is distinct from 'boolean' then
     perform manette.fail('validation_failed', 400, jsonb_build_object('details', jsonb_build_array(
-      jsonb_build_object('field', 'present', 'message', 'booléen attendu'))));
+      jsonb_build_object('champ', 'present', 'message', 'booléen attendu'))));
   end if;
   select coalesce((g.config#>>'{notifications,presence_s}')::integer, 60) into window_s
   from manette.games g where g.id = caller.game_id;

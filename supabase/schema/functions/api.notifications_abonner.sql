@@ -24,11 +24,11 @@ begin
      or (given_endpoint !~ '^https://[^\s/?#@]+(/[^\s]*)?$'
          and given_endpoint !~ '^http://(localhost|127\.0\.0\.1|\[::1\])(:[0-9]{1,5})?(/[^\s]*)?$') then
     perform manette.fail('validation_failed', 400, jsonb_build_object('details', jsonb_build_array(
-      jsonb_build_object('field', 'endpoint', 'message', 'URL https attendue'))));
+      jsonb_build_object('champ', 'endpoint', 'message', 'URL https attendue'))));
   end if;
   if given_p256dh is null or given_p256dh !~ '^[A-Za-z0-9_-]{80,100}$' or given_auth is null or given_auth !~ '^[A-Za-z0-9_-]{16,32}$' then
     perform manette.fail('validation_failed', 400, jsonb_build_object('details', jsonb_build_array(
-      jsonb_build_object('field', 'keys', 'message', 'clés p256dh et auth attendues (base64url)'))));
+      jsonb_build_object('champ', 'keys', 'message', 'clés p256dh et auth attendues (base64url)'))));
   end if;
   -- The same browser subscribing again (or for another player on this device) replaces it.
   insert into manette.notification_subscriptions as s (game_id, player_id, endpoint, p256dh, auth)

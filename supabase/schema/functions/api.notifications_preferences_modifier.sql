@@ -18,7 +18,7 @@ begin
      or exists (select 1 from jsonb_each(wanted) e
                 where e.key not in ('tour', 'partie_trouvee', 'partie_terminee') or jsonb_typeof(e.value) <> 'boolean') then
     perform manette.fail('validation_failed', 400, jsonb_build_object('details', jsonb_build_array(
-      jsonb_build_object('field', 'types', 'message', 'objet attendu : {"tour": true, "partie_trouvee": false, ...}'))));
+      jsonb_build_object('champ', 'types', 'message', 'objet attendu : {"tour": true, "partie_trouvee": false, ...}'))));
   end if;
   insert into manette.notification_settings as s (game_id, player_id)
   values (caller.game_id, caller.player_id)

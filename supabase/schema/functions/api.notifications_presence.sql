@@ -16,7 +16,7 @@ declare
 begin
   if jsonb_typeof(body->'present') is distinct from 'boolean' then
     perform manette.fail('validation_failed', 400, jsonb_build_object('details', jsonb_build_array(
-      jsonb_build_object('field', 'present', 'message', 'booléen attendu'))));
+      jsonb_build_object('champ', 'present', 'message', 'booléen attendu'))));
   end if;
   select coalesce((g.config#>>'{notifications,presence_s}')::integer, 60) into window_s
   from manette.games g where g.id = caller.game_id;
