@@ -123,6 +123,9 @@ comment on column manette.notification_outbox.locked_until is 'a worker claimed 
 create index notification_outbox_due_idx on manette.notification_outbox (next_attempt_at)
   where delivered_at is null and failed_at is null;
 create index notification_outbox_player_idx on manette.notification_outbox (game_id, player_id);
+-- The settled rows, oldest first (the claim removes those older than 7 days).
+create index notification_outbox_settled_idx on manette.notification_outbox (created_at)
+  where delivered_at is not null or failed_at is not null;
 create policy "Notifications are visible to requests of their game" on manette.notification_outbox
   as permissive for all to manette_engine
   using (game_id = (select manette.current_game_id()))
@@ -500,6 +503,12 @@ as $function$
 declare
   claimed jsonb;
 begin
+  -- Delivered and given-up rows are kept 7 days (the console shows the latest), then go,
+  -- a few hundred per claim.
+  delete from manette.notification_outbox o
+  where o.id in (select x.id from manette.notification_outbox x
+                 where (x.delivered_at is not null or x.failed_at is not null) and x.created_at < now() - interval '7 days'
+                 order by x.created_at limit 500);
   with due as (
     select o.id from manette.notification_outbox o
     where o.delivered_at is null and o.failed_at is null and o.next_attempt_at <= now()

@@ -12,6 +12,12 @@ AS $function$
 declare
   claimed jsonb;
 begin
+  -- Delivered and given-up rows are kept 7 days (the console shows the latest), then go,
+  -- a few hundred per claim.
+  delete from manette.notification_outbox o
+  where o.id in (select x.id from manette.notification_outbox x
+                 where (x.delivered_at is not null or x.failed_at is not null) and x.created_at < now() - interval '7 days'
+                 order by x.created_at limit 500);
   with due as (
     select o.id from manette.notification_outbox o
     where o.delivered_at is null and o.failed_at is null and o.next_attempt_at <= now()

@@ -40,6 +40,7 @@ comment on column manette.notification_outbox.locked_until is 'a worker claimed 
 -- Indexes
 CREATE INDEX notification_outbox_due_idx ON manette.notification_outbox USING btree (next_attempt_at) WHERE ((delivered_at IS NULL) AND (failed_at IS NULL));
 CREATE INDEX notification_outbox_player_idx ON manette.notification_outbox USING btree (game_id, player_id);
+CREATE INDEX notification_outbox_settled_idx ON manette.notification_outbox USING btree (created_at) WHERE ((delivered_at IS NOT NULL) OR (failed_at IS NOT NULL));
 
 -- Policies
 create policy "An erasure reaches every player's data" on manette.notification_outbox

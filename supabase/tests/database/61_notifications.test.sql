@@ -9,7 +9,7 @@ create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
 grant usage on schema extensions to manette_api, manette_engine;
 
-select plan(16);
+select plan(17);
 
 select manette_test.create_game($${"jeu": "nt-a", "nom": "A", "notifications": {"web_push": true, "webhook": {"url": "https://studio.example/hook"}},
   "modes": {"duel": {"equipes": 2, "joueurs_par_equipe": 1, "regles": "morpion", "elo_ecart_initial": 10000}}}$$,
@@ -97,6 +97,12 @@ set local role manette_api;
 select is(jsonb_array_length(api.notifications_claim(100, 60)), current_setting('test.due')::int, 'the claim takes every due row');
 select is(jsonb_array_length(api.notifications_claim(100, 60)), 0, 'claimed rows are not claimed again while their lease runs');
 reset role;
+update manette.notification_outbox set delivered_at = now(), created_at = now() - interval '8 days'
+where id = (select id from manette.notification_outbox order by id limit 1);
+set local role manette_api;
+select api.notifications_claim(1, 60);
+reset role;
+select is((select count(*) from manette.notification_outbox)::int, current_setting('test.due')::int - 1, 'a row settled over 7 days ago is removed by a claim');
 
 select * from finish();
 rollback;
