@@ -49,6 +49,7 @@ export const ERROR_CODES: ReadonlyArray<readonly [code: string, statuses: readon
   ['fournisseur_inconnu', [400]],
   ['fournisseur_non_configure', [503]],
   ['compte_steam_banni', [403]],
+  ['notifications_indisponibles', [409]],
   ['idempotency_conflict', [409]],
   ['action_refusee', [409]],
   ['upload_failed', [400, 409, 413, 415]],

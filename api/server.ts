@@ -21,6 +21,8 @@ import type { Deps } from './http/route.js';
 import type { Lang } from './http/messages.js';
 import { startWorkers, workerHashParallelism, workerPoolSize } from './workers.js';
 import { startTurnSweeper } from './turn-sweeper.js';
+import { startNotificationSender } from './notification-sender.js';
+import { LOCAL_VAPID_SUBJECT, localVapidKeys } from '../twin/web-push-keys.js';
 
 export const DEMO_GAME_FILE = fileURLToPath(new URL('../examples/demo/game.json', import.meta.url));
 
@@ -77,6 +79,16 @@ export async function startService(
       });
       cleanups.push(() => embedded!.stop());
       databaseUrl = embedded.url;
+      // On the embedded database, Web Push works without settings: a VAPID pair kept in the
+      // data folder (docs/notifications.md); the workers get it through the environment.
+      if (!settings.MANETTE_VAPID_PUBLIC_KEY || !settings.MANETTE_VAPID_PRIVATE_KEY) {
+        const vapid = await localVapidKeys(settings.MANETTE_DATA_DIR);
+        settings = { ...settings, MANETTE_VAPID_PUBLIC_KEY: vapid.publicKey, MANETTE_VAPID_PRIVATE_KEY: vapid.privateKey,
+          MANETTE_VAPID_SUBJECT: settings.MANETTE_VAPID_SUBJECT ?? LOCAL_VAPID_SUBJECT };
+        process.env.MANETTE_VAPID_PUBLIC_KEY = vapid.publicKey;
+        process.env.MANETTE_VAPID_PRIVATE_KEY = vapid.privateKey;
+        process.env.MANETTE_VAPID_SUBJECT = settings.MANETTE_VAPID_SUBJECT;
+      }
     }
     const applied = await migrate(databaseUrl, opts.migrations, { includeAll: opts.includeAll });
     if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
@@ -111,6 +123,12 @@ export async function startService(
     // workers: the primary, on its own pool). Stopped before the pool closes.
     const sweeper = startTurnSweeper(pool, logger);
     cleanups.push(() => sweeper.stop());
+    // 'Your turn' notifications queued by the matches, delivered from this process too
+    // (docs/notifications.md); MANETTE_NOTIFICATIONS=0 leaves them to another process.
+    if (settings.MANETTE_NOTIFICATIONS === '1') {
+      const sender = startNotificationSender(pool, settings, logger);
+      cleanups.push(() => sender.stop());
+    }
 
     let realtime: Deps['realtime'];
     let realtimeServiceKey: string | undefined;

@@ -16,7 +16,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.dirname(here);
 const src = path.join(here, 'src');
 const dist = path.join(here, 'dist');
-const SCRIPTS = ['manette.js', 'manette.mjs', 'manette-realtime.mjs'];
+const SCRIPTS = ['manette.js', 'manette.mjs', 'manette-realtime.mjs', 'manette-sw.js'];
 const DECLARATIONS = 'manette.d.ts';
 const require = createRequire(import.meta.url);
 
@@ -96,6 +96,8 @@ async function emit(out) {
       banner: { js: 'const __SDK_MODULE_URL__=import.meta.url;' },
     }),
     esbuild.build({ ...common, entryPoints: [path.join(src, 'realtime-entry.ts')], format: 'esm', outfile: path.join(out, 'manette-realtime.mjs') }),
+    // The notifications' service worker (sdk/src/notifications.ts), a classic script.
+    esbuild.build({ ...common, bundle: false, entryPoints: [path.join(src, 'manette-sw.js')], outfile: path.join(out, 'manette-sw.js') }),
   ]);
   // Declarations: tsc with the SDK's own config (DOM lib), then one entry file.
   const tsc = tscPath();

@@ -59,6 +59,7 @@ beforeAll(async () => {
     monnaies: { or: { nom: 'Or', depart: 500, max: 100000 } },
     objets: { epee: { nom: 'Épée' } },
     modes: { duel: { equipes: 2, joueurs_par_equipe: 1, regles: 'libre', elo_ecart_initial: 10000, spectateurs: true } },
+    notifications: { web_push: true },
   })));
   doc = (await api.get('/openapi.json')).body as Doc;
 });
@@ -273,6 +274,15 @@ describe('contract: real responses match the documented ones', () => {
     c('post', '/economie/utiliser', await api.post('/economie/utiliser', { objet: 'epee', quantite: 1 }, { token: a }));
     c('get', '/economie/historique', await api.get('/economie/historique?limit=2', { token: a }));
     c('post', '/shop/acheter', await api.post('/shop/acheter', { code: 'epee', quantite: 100 }, { token: a }));   // solde_insuffisant
+    // Notifications (docs/notifications.md): a subscription, its removal, preferences, presence.
+    const p256dh = Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 7)]).toString('base64url');
+    const sub = c('post', '/notifications/abonnements', await api.post('/notifications/abonnements',
+      { endpoint: 'https://push.example.test/abc', keys: { p256dh, auth: Buffer.alloc(16, 1).toString('base64url') } }, { token: a }));
+    c('get', '/notifications/preferences', await api.get('/notifications/preferences', { token: a }));
+    c('post', '/notifications/preferences', await api.post('/notifications/preferences', { types: { tour: false } }, { token: a }));
+    c('post', '/notifications/presence', await api.post('/notifications/presence', { present: true }, { token: a }));
+    c('delete', '/notifications/abonnements/{id}', await req('DELETE', `/notifications/abonnements/${sub.body.data.id}`, { token: a }));
+    c('delete', '/notifications/abonnements/{id}', await req('DELETE', `/notifications/abonnements/${sub.body.data.id}`, { token: a })); // not_found
     c('get', '/realtime/config', await api.get('/realtime/config'));
     c('get', '/realtime/config', await api.get('/realtime/config', { token: a }));
 

@@ -217,6 +217,15 @@ export const GameConfig = z.strictObject({
     .transform((c) => c as Record<string, z.output<ReturnType<typeof Provider>>>)
     .refine((c) => Object.keys(c).length <= 20, 'connexions : 20 fournisseurs au plus')
     .optional(),
+  // 'Your turn' notifications (docs/notifications.md): Web Push to the players' subscribed
+  // browsers, and/or a signed webhook; the kinds sent (all by default); how long a player marked
+  // present stays so. manette_admin.apply_part_notifications checks the same. Optional without default.
+  notifications: z.strictObject({
+    web_push: z.boolean().optional(),
+    webhook: z.strictObject({ url: JwksUrl }).optional(),
+    types: z.array(z.enum(['tour', 'partie_trouvee', 'partie_terminee'])).optional(),
+    presence_s: z.number().int().min(5).max(3600).optional(),
+  }).optional(),
   // Days after which a guest nobody used is erased (docs/accounts.md, Guest play and linking);
   // 90 when absent (the sweep's default), no default here so older files are stored unchanged.
   invites_jours: z.number().int().min(1).max(3650).optional(),

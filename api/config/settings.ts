@@ -122,6 +122,22 @@ const Env = z.object({
   MANETTE_DISCORD_API_URL: z.string().url().default('https://discord.com/api/v10'),
   MANETTE_DISCORD_CLIENT_SECRET: z.string().min(1).optional(),
   MANETTE_DISCORD_CLIENT_SECRETS: z.string().optional().transform(secretsByApp('MANETTE_DISCORD_CLIENT_SECRETS')),
+  // 'Your turn' notifications (docs/notifications.md): the VAPID key pair and contact Web Push
+  // requests are signed with (`npx web-push generate-vapid-keys`), the secret webhooks are
+  // signed with (HMAC-SHA256), and the delivery worker's pace: a claim's lease, the first
+  // retry's delay (doubled each attempt), rows per claim. MANETTE_NOTIFICATIONS=0: this process
+  // delivers nothing (another one does).
+  MANETTE_VAPID_PUBLIC_KEY: z.string().regex(/^[A-Za-z0-9_-]{80,100}$/).optional(),
+  MANETTE_VAPID_PRIVATE_KEY: z.string().regex(/^[A-Za-z0-9_-]{40,50}$/).optional(),
+  MANETTE_VAPID_SUBJECT: z.string().regex(/^(mailto:|https:\/\/)\S+$/).optional(),
+  MANETTE_WEBHOOK_SECRET: z.string().min(16).optional(),
+  MANETTE_NOTIFICATIONS: z.enum(['0', '1']).default('1'),
+  MANETTE_NOTIFICATIONS_LEASE_S: z.coerce.number().int().min(1).max(3600).default(60),
+  MANETTE_NOTIFICATIONS_RETRY_S: z.coerce.number().int().min(1).max(3600).default(10),
+  MANETTE_NOTIFICATIONS_BATCH: z.coerce.number().int().min(1).max(500).default(20),
+  // The Edge Function's delivery path (POST /manette/notifications/livrer), called by pg_cron
+  // through pg_net on an Edge-only deployment, answers only requests carrying this secret.
+  MANETTE_CRON_SECRET: z.string().min(32).optional(),
   // Password hashes (api/security/password.ts): argon2id, 1 lane; OWASP's minimum by default.
   MANETTE_ARGON2_MEMORY_KIB: z.coerce.number().int().min(1024).max(262144).default(19456),
   MANETTE_ARGON2_ITERATIONS: z.coerce.number().int().min(1).max(16).default(2),

@@ -16,6 +16,8 @@ import { messageFor } from '../http/messages.js';
 import { hashOnCallingThread } from '../security/argon2.js';
 import { realtimeKeyFromSupabaseEnv } from '../config/supabase-keys.js';
 import { rateLimitedLines } from './log-rate.js';
+import { deliverOnce } from '../notification-sender.js';
+import { createHash, timingSafeEqual } from 'node:crypto';
 
 const FUNCTION_PATH = '/manette';
 
@@ -79,6 +81,33 @@ outer.use((_req, res, next) => {
   res.write = ((...args: unknown[]) => { closeIfTooLarge(); return write(...args); }) as typeof res.write;
   res.end = ((...args: unknown[]) => { closeIfTooLarge(); return end(...args); }) as typeof res.end;
   next();
+});
+// An Edge-only deployment's delivery of 'your turn' notifications (docs/notifications.md,
+// "Edge-only deployments"): pg_cron calls this path through pg_net every few seconds with the
+// secret MANETTE_CRON_SECRET; it delivers rounds until nothing is due (20 s at most). Any
+// number of calls at once: the claims never overlap.
+const CRON_PATH = `${FUNCTION_PATH}/notifications/livrer`;
+const digest = (s: string) => createHash('sha256').update(s).digest();
+outer.post(CRON_PATH, async (req, res) => {
+  const given = req.get('x-manette-cron');
+  const secret = settings.MANETTE_CRON_SECRET;
+  if (!secret || !given || !timingSafeEqual(digest(given), digest(secret))) {
+    res.status(401).json({ ok: false, error: 'invalid_key', message: messageFor('invalid_key', 'fr') });
+    return;
+  }
+  let deliveries = 0;
+  const until = Date.now() + 20_000;
+  try {
+    for (;;) {
+      const n = await deliverOnce(pool, settings);
+      deliveries += n;
+      if (n < settings.MANETTE_NOTIFICATIONS_BATCH || Date.now() > until) break;
+    }
+    res.json({ ok: true, data: { livraisons: deliveries } });
+  } catch (err) {
+    logger.warn({ err: (err as Error).message }, 'delivery of notifications failed');
+    res.status(503).json({ ok: false, error: 'unavailable', message: messageFor('unavailable', 'fr') });
+  }
 });
 outer.use(FUNCTION_PATH, app);
 outer.use((_req, res) => {

@@ -23,6 +23,7 @@ const MESSAGES: Record<string, { fr: string; en: string }> = {
   compte_steam_banni: { fr: 'Ce compte Steam est banni de ce jeu.', en: 'This Steam account is banned from this game.' },
   'compte_steam_banni.vac': { fr: 'Ce compte Steam est banni par VAC.', en: 'This Steam account is VAC banned.' },
   'compte_steam_banni.editeur': { fr: 'Ce compte Steam est banni par l’éditeur du jeu.', en: 'This Steam account is banned by the game’s publisher.' },
+  notifications_indisponibles: { fr: 'Ce jeu n’envoie pas de notifications Web Push (notifications.web_push).', en: 'This game does not send Web Push notifications (notifications.web_push).' },
   google_taken: { fr: 'Ce compte Google est déjà celui d’un autre joueur de ce jeu.', en: 'This Google account already belongs to another player of this game.' },
   not_found: { fr: 'Cette adresse n’existe pas.', en: 'This endpoint does not exist.' },
   table_not_found: { fr: 'Table introuvable.', en: 'Table not found.' },
@@ -134,6 +135,12 @@ const DETAIL_MESSAGES: ReadonlyArray<readonly [fr: string, en: string]> = [
   ['entier hors limites (±9007199254740991)', 'integer out of range (±9007199254740991)'],
   ['nombre attendu', 'number expected'],
   ['booléen attendu', 'boolean expected'],
+  // Notifications (api.notifications_* and their routes).
+  ['URL https attendue', 'https URL expected'],
+  ['clés p256dh et auth attendues (base64url)', 'p256dh and auth keys expected (base64url)'],
+  ['clé publique P-256 en base64url attendue', 'P-256 public key in base64url expected'],
+  ['secret d’authentification en base64url attendu', 'authentication secret in base64url expected'],
+  ['objet attendu : {"tour": true, "partie_trouvee": false, ...}', 'object expected: {"tour": true, "partie_trouvee": false, ...}'],
   ['date ISO 8601 avec fuseau attendue (ex. 2025-01-31T12:00:00Z)', 'ISO 8601 date with a time zone expected (e.g. 2025-01-31T12:00:00Z)'],
   ['colonne obligatoire manquante', 'required column missing'],
   // Data tables: imports (manette_admin.table_rows_import).

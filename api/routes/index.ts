@@ -9,8 +9,9 @@ import shop from './shop/index.js';
 import economie from './economie/index.js';
 import matchmaking from './matchmaking/index.js';
 import match from './match/index.js';
+import notifications from './notifications/index.js';
 import system from './system/index.js';
 
 export const routes: RouteDef<any, any, any>[] = [
-  ...players, ...tables, ...storage, ...leaderboards, ...shop, ...economie, ...matchmaking, ...match, ...system,
+  ...players, ...tables, ...storage, ...leaderboards, ...shop, ...economie, ...matchmaking, ...match, ...notifications, ...system,
 ];

@@ -2,6 +2,7 @@
 import { ManetteError, abortedError } from './errors.js';
 import { apiBase, randomId, request, shortHash, type RequestOptions, type Transport } from './http.js';
 import { isLocalId } from './queue.js';
+import { createNotifications, type Notifications } from './notifications.js';
 import { RealtimeHub, defaultRealtimeLoader, type RealtimeLoader } from './realtime.js';
 import { replayStates, type Replay, type Rules, type ShippedRules } from './replay.js';
 import { Session, defaultStorage, reportAsync } from './session.js';
@@ -250,6 +251,8 @@ export interface ManetteClient {
     live(opts?: { mode_jeu?: string; limit?: number }): Promise<Partie[]>;
   };
   realtime: { config(): Promise<RealtimeConfig> };
+  /** 'Your turn' notifications: Web Push subscription, kinds, presence (docs/notifications.md). */
+  notifications: Notifications;
 }
 
 let last: ManetteClient | undefined;
@@ -593,6 +596,7 @@ export function createClient(options: ClientOptions): ManetteClient {
     realtime: {
       config: () => call<RealtimeConfig & { ok: true }>('GET', '/realtime/config').then((b) => without<RealtimeConfig>(b)),
     },
+    notifications: createNotifications(call, { sdkUrl, scope, lang, loggedIn: () => !!session.currentToken }),
   };
 
   async function serverIdOf(localId: string): Promise<string> {

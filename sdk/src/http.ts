@@ -16,6 +16,8 @@ export interface RequestOptions {
   token?: string | null;
   idempotencyKey?: string;
   signal?: AbortSignal;
+  /** Outlives the page (a presence mark sent as the page is hidden or closed). */
+  keepalive?: boolean;
 }
 
 export interface Transport {
@@ -44,7 +46,7 @@ export async function request<T = Record<string, unknown>>(t: Transport, method:
   }
   let res: Response;
   try {
-    res = await t.fetch(url, { method, headers, body, signal: opts.signal, cache: 'no-store' });
+    res = await t.fetch(url, { method, headers, body, signal: opts.signal, cache: 'no-store', ...(opts.keepalive ? { keepalive: true } : {}) });
   } catch (err) {
     if (opts.signal?.aborted) throw err;
     throw networkError(err, t.lang);

@@ -10,5 +10,6 @@ export type { FieldIssue } from './errors.js';
 export type { PendingOp, SyncEvent } from './sync.js';
 export type { RealtimeLoader, RealtimeModule } from './realtime.js';
 export type { FromSupabaseOptions, SupabaseAuthClientLike, SupabaseCreateClient, SupabaseSessionLike } from './supabase.js';
+export type { NotificationKind, NotificationPreferences, Notifications, SubscribeOptions } from './notifications.js';
 export type * from './types.js';
 export const version = '0.1.0';

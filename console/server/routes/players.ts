@@ -9,9 +9,11 @@
 //   POST /games/:jeu/players/:id/unban              → manette_admin.players_unban (as `manette players unban`)
 //   GET  /games/:jeu/players/:id/identites          → manette_admin.console_player_identities (the identities
 //                                                 of the game file's connexions, the Supabase user id, Google; read only)
+//   GET  /games/:jeu/players/:id/notifications      → manette_admin.console_player_notifications (subscriptions,
+//                                                 kinds turned off, presence, latest deliveries; read only)
 // SQL now: supabase/schema/functions/manette_admin.console_players.sql, console_player.sql,
 // session_revoke.sql, players_revoke_sessions.sql, console_player_economy.sql, players_ban.sql,
-// players_unban.sql, console_player_identities.sql.
+// players_unban.sql, console_player_identities.sql, console_player_notifications.sql.
 import { z } from 'zod';
 import { adminCall, consoleRoute, GameParams, paging } from '../route.js';
 
@@ -79,5 +81,10 @@ export const playersRoutes = [
     }),
     handler: ({ deps, params, query }) => adminCall(deps, 'select manette_admin.console_player_economy($1, $2, $3, $4) as r',
       [params.jeu, params.id, query.limit, query.avant ?? null]),
+  }),
+  consoleRoute({
+    method: 'get', path: '/games/:jeu/players/:id/notifications',
+    params: player,
+    handler: ({ deps, params }) => adminCall(deps, 'select manette_admin.console_player_notifications($1, $2) as r', [params.jeu, params.id]),
   }),
 ];

@@ -12,6 +12,7 @@ import { api, gamePath, qs } from '../api.js';
 import { num, t, useLang, when } from '../i18n.js';
 import { href, navigate } from '../router.js';
 import { Card, ConfirmButton, DataTable, Json, Pager, Show, useLoad } from '../ui.js';
+import { NotificationsCard } from './player-notifications.js';
 
 const PAGE = 25;
 
@@ -381,6 +382,8 @@ function PlayerView({ jeu, id }: PageProps & { id: string }) {
           </Card>
 
           <EconomyCard jeu={jeu} id={id} />
+
+          <NotificationsCard jeu={jeu} id={id} />
 
           <div class="grid wide">
             <Card title={t({ en: 'Rows', fr: 'Lignes' })}>

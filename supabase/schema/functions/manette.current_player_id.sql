@@ -3,6 +3,7 @@
 -- manette.current_player_id()
 -- Current definition from supabase/migrations/20261124000500_inline_request_context.sql
 -- Earlier versions in: 20261122000100_foundation.sql
+-- Called by: manette.notify
 CREATE OR REPLACE FUNCTION manette.current_player_id()
  RETURNS uuid
  LANGUAGE sql

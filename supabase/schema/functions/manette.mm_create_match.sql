@@ -25,6 +25,7 @@ grant execute on function manette.mm_create_match(manette.modes,timestamp with t
 -- Earlier versions in: 20261124000300_matchmaker_split.sql, 20261126000200_one_broadcast_helper.sql
 -- Calls: manette.broadcast, manette.initial_board, manette.rating_of, manette.room_code
 -- Called by: manette.mm_form
+-- Fires: manette.notify_seat() after insert on manette.match_players (trigger match_players_notify)
 -- Fires: manette.match_announce() after insert on manette.matches (trigger matches_announce)
 -- Fires: manette.match_keep_initial_board() before insert on manette.matches (trigger matches_keep_initial_board)
 -- Fires: manette.match_turn_timer() before insert or update on manette.matches (trigger matches_turn_timer)

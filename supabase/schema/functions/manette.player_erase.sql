@@ -1,8 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette.player_erase(target uuid, keep_row boolean)
--- Current definition from supabase/migrations/20261130001021_identity_tokens.sql
--- Earlier versions in: 20261130000100_accounts.sql, 20261130001001_reserved_names.sql
+-- Current definition from supabase/migrations/20261130001026_notifications.sql
+-- Earlier versions in: 20261130000100_accounts.sql, 20261130001001_reserved_names.sql, 20261130001021_identity_tokens.sql
 -- Calls: manette.pseudo_key
 -- Called by: api.players_supprimer, manette.sweep_guests
 -- Fires: manette.leaderboard_count_entries() after delete for each statement on manette.leaderboard_entries (trigger leaderboard_entries_count_delete)
@@ -38,6 +38,9 @@ begin
   delete from manette.inventory i where i.game_id = p.game_id and i.player_id = p.id;
   delete from manette.balances b where b.game_id = p.game_id and b.player_id = p.id;
   delete from manette.player_identities i where i.game_id = p.game_id and i.player_id = p.id;
+  delete from manette.notification_outbox o where o.game_id = p.game_id and o.player_id = p.id;
+  delete from manette.notification_subscriptions s where s.game_id = p.game_id and s.player_id = p.id;
+  delete from manette.notification_settings s where s.game_id = p.game_id and s.player_id = p.id;
 
   -- The audit keeps what was done and to which id; the names go (JSON string tokens equal
   -- to the pseudo or the e-mail, wherever they sit in the details).

@@ -7,6 +7,7 @@
 -- Called by: manette_admin.match_cancel, manette_admin.match_end
 -- Fires: manette.match_count_end() before update on manette.matches (trigger matches_count_end)
 -- Fires: manette.match_credit_victory() after update on manette.matches (trigger matches_credit_victory)
+-- Fires: manette.notify_match() after update on manette.matches (trigger matches_notify)
 -- Fires: manette.match_rate() after update on manette.matches (trigger matches_rate)
 -- Fires: manette.match_reward() after update on manette.matches (trigger matches_reward)
 -- Fires: manette.match_players_sync_live() after update on manette.matches (trigger matches_sync_live)

@@ -46,3 +46,7 @@ create policy "The admin tooling manages every match player" on manette.match_pl
   as permissive for all to manette_admin
   using (true)
   with check (true);
+
+-- Triggers
+-- Fires: manette.notify_seat() after insert (trigger match_players_notify)
+CREATE TRIGGER match_players_notify AFTER INSERT ON manette.match_players FOR EACH ROW EXECUTE FUNCTION manette.notify_seat();

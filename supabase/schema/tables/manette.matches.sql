@@ -80,6 +80,8 @@ CREATE TRIGGER matches_count_end BEFORE UPDATE OF status ON manette.matches FOR 
 CREATE TRIGGER matches_credit_victory AFTER UPDATE OF status ON manette.matches FOR EACH ROW WHEN (old.status = 'en_cours'::text AND new.status = 'terminee'::text AND new.counted) EXECUTE FUNCTION manette.match_credit_victory();
 -- Fires: manette.match_keep_initial_board() before insert (trigger matches_keep_initial_board)
 CREATE TRIGGER matches_keep_initial_board BEFORE INSERT ON manette.matches FOR EACH ROW EXECUTE FUNCTION manette.match_keep_initial_board();
+-- Fires: manette.notify_match() after update (trigger matches_notify)
+CREATE TRIGGER matches_notify AFTER UPDATE OF status, turn_player_id ON manette.matches FOR EACH ROW EXECUTE FUNCTION manette.notify_match();
 -- Fires: manette.match_rate() after update (trigger matches_rate)
 CREATE TRIGGER matches_rate AFTER UPDATE OF status ON manette.matches FOR EACH ROW WHEN (old.status = 'en_cours'::text AND new.status = 'terminee'::text AND new.counted) EXECUTE FUNCTION manette.match_rate();
 -- Fires: manette.match_reward() after update (trigger matches_reward)
