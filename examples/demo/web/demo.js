@@ -54,6 +54,7 @@ const TEXTS = {
     supprimer_compte: 'Ton compte, tes scores, ton or et tes objets seront effacés pour de bon. Ton mot de passe pour confirmer :',
     supprimer_invite: 'Ta progression d’invité (scores, or, objets) sera effacée pour de bon.',
     compte_supprime: 'Ton compte est supprimé : plus rien de toi ne reste ici.',
+    notifier: 'Me prévenir quand c’est mon tour', notifie: 'Tu seras prévenu quand ce sera ton tour, même page fermée.',
   },
   en: {
     titre: 'Tic-tac-toe', titre_page: 'Tic-tac-toe · Manette demo',
@@ -83,6 +84,7 @@ const TEXTS = {
     supprimer_compte: 'Your account, scores, gold and objects will be erased for good. Your password to confirm:',
     supprimer_invite: 'Your guest progress (scores, gold, objects) will be erased for good.',
     compte_supprime: 'Your account is deleted: nothing of yours is left here.',
+    notifier: 'Notify me when it’s my turn', notifie: 'You will be told when it is your turn, even with the page closed.',
   },
 };
 function t(key, ...args) {
@@ -791,6 +793,17 @@ async function start() {
     $('delete-password').required = ask && !guest;
     if (!ask) $('delete-password').value = '';
   }
+
+  // "Your turn" notifications (the game file's `notifications.web_push`, docs/notifications.md):
+  // the SDK asks the browser's permission, registers its service worker and the push
+  // subscription; the server then pushes a turn, a match found or a match's end to a player
+  // who is not on the page (while it is shown, the SDK marks the player present: nothing is sent).
+  $('notify').addEventListener('click', () => {
+    void accountBusy(async () => {
+      await client.notifications.subscribe();
+      accountMessage(t('notifie'), '');
+    });
+  });
 
   $('export').addEventListener('click', () => {
     void accountBusy(async () => {
