@@ -429,7 +429,7 @@ describe('the browser SDK (auth.loginWithToken, auth.link({fournisseur, jeton}))
     const linked = await g.auth.link({ fournisseur: 'auth0', jeton: await token(auth0Key, AUTH0, 'auth0|sdk') });
     expect(linked).toMatchObject({ id: guest.id, invite: false });
 
-    const err = await sdk().auth.loginWithToken('steam', 'x').then(() => null, (e: unknown) => e);
+    const err = await sdk().auth.loginWithToken('epic', 'x').then(() => null, (e: unknown) => e);
     expect(err).toBeInstanceOf(ManetteError);
     expect((err as ManetteError).code).toBe('fournisseur_inconnu');
     const taken = sdk();
