@@ -15,6 +15,10 @@
 //   POST /realtime/start    it starts again on the same port
 //   POST /realtime/drop     {event, count}: the next `count` committed broadcasts of that event are dropped
 //   GET  /realtime/dropped  {dropped}
+//   POST /identity-token    {sub}: {jeton}, a fresh identity token of the provider `conformite-jwt`
+// Both games also declare Steam (app 480): the twin's Steam stand-in runs with its test tickets,
+// the hex of `manette-test-ticket:<SteamID64>:<anything unique>`.
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { mkdtemp, readFile, rm, writeFile, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -32,11 +36,17 @@ import { createRealtimeSigner, newRealtimeSecret } from '../../api/security/real
 import { startTurnSweeper } from '../../api/turn-sweeper.js';
 import { standInOptions, startLocalRealtime, type LocalRealtime } from '../../twin/realtime/server.js';
 import { DeliveryFaults } from '../../twin/realtime/faults.js';
+import { startSteamStandIn } from '../../twin/steam/server.js';
+import { newKey, serveKeySets, sign } from '../support/jwks-server.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const CASES_FILE = path.join(HERE, 'cases.json');
 /** The realtime token's lifetime here: short, so that a long session renews it several times. */
 export const TOKEN_TTL_S = 20;
+/** The identity-token provider both games declare, and its token's issuer and audience. */
+export const TOKEN_PROVIDER = 'conformite-jwt';
+const TOKEN_ISSUER = 'https://conformite.manette.test';
+const TOKEN_AUDIENCE = 'conformite-sdk';
 
 export interface ConformanceCase { id: string; area: string; checks: string }
 export async function conformanceCases(): Promise<ConformanceCase[]> {
@@ -57,15 +67,27 @@ export interface ConformanceServer {
  * the same database as the twin's superuser (only the Realtime stand-in, as hosted Realtime).
  */
 export async function startConformanceServer(databaseUrl: string, adminUrl: string): Promise<ConformanceServer> {
+  // What plays the providers: Steam's Web API (its test tickets), an identity provider's key set.
+  const steam = await startSteamStandIn({ testTickets: true });
+  const keySets = await serveKeySets();
+  const signingKey = await newKey('ES256');
+  keySets.publish('/jwks.json', signingKey);
   const settings = readSettings({
     MANETTE_ARGON2_MEMORY_KIB: '1024', MANETTE_ARGON2_ITERATIONS: '1',
     MANETTE_RATE_LIMIT_RPS: '100000', MANETTE_RATE_LIMIT_BURST: '100000',
     MANETTE_REALTIME_TOKEN_TTL_S: String(TOKEN_TTL_S),
+    MANETTE_STEAM_API_URL: steam.url, MANETTE_STEAM_PUBLISHER_KEY: steam.publisherKey,
     LOG_LEVEL: 'silent',
   });
   const logger = pino({ level: 'silent' });
   const gameDir = await mkdtemp(path.join(tmpdir(), 'manette-conformance-'));
-  const game = JSON.parse(await readFile(path.join(HERE, 'game.json'), 'utf8')) as Record<string, unknown>;
+  const game = {
+    ...JSON.parse(await readFile(path.join(HERE, 'game.json'), 'utf8')) as Record<string, unknown>,
+    connexions: {
+      steam: { app_id: 480 },
+      [TOKEN_PROVIDER]: { emetteur: TOKEN_ISSUER, audience: TOKEN_AUDIENCE, jwks_url: `${keySets.origin}/jwks.json` },
+    },
+  };
   const keys = { default: '', etat_aux_autres: '' };
   for (const [name, file] of [['default', game], ['etat_aux_autres', { ...game, jeu: 'conformite-autres', realtime: { evenements: 'etat_aux_autres' } }]] as const) {
     const p = path.join(gameDir, `${name}.json`);
@@ -98,7 +120,12 @@ export async function startConformanceServer(databaseUrl: string, adminUrl: stri
   let realtimeOps = Promise.resolve();
   const realtimeOp = (op: () => Promise<void>) => (realtimeOps = realtimeOps.then(op, op));
   const routes: Record<string, (body: Record<string, unknown>) => Promise<unknown> | unknown> = {
-    'GET /config': () => ({ baseUrl, keys, tokenTtlS: TOKEN_TTL_S }),
+    'GET /config': () => ({ baseUrl, keys, tokenTtlS: TOKEN_TTL_S, steam: { appId: 480 }, tokenProvider: TOKEN_PROVIDER }),
+    'POST /identity-token': async (body) => {
+      const sub = typeof body.sub === 'string' && body.sub.length >= 1 && body.sub.length <= 64 ? body.sub : 'sujet';
+      const now = Math.floor(Date.now() / 1000);
+      return { jeton: await sign(signingKey, { iss: TOKEN_ISSUER, aud: TOKEN_AUDIENCE, sub, iat: now, exp: now + 600, jti: randomUUID() }) };
+    },
     'POST /realtime/stop': () => realtimeOp(async () => { await realtime?.close(); realtime = undefined; }).then(() => ({ ok: true })),
     'POST /realtime/start': () => realtimeOp(async () => { realtime ??= await runRealtime(realtimePort); }).then(() => ({ ok: true })),
     'POST /realtime/drop': (body) => {
@@ -136,6 +163,8 @@ export async function startConformanceServer(databaseUrl: string, adminUrl: stri
       await sweeper.stop();
       await realtimeOp(async () => { await realtime?.close(); realtime = undefined; });
       await pool.end();
+      await steam.close();
+      await keySets.close();
     },
   };
 }

@@ -46,7 +46,10 @@ export async function runConformance(env: ConformanceEnv, only?: string[]): Prom
     const res = await fetch(env.control + path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
     return res.json() as Promise<Record<string, any>>;
   };
-  const config = await control('GET', '/config') as { baseUrl: string; keys: { default: string; etat_aux_autres: string }; tokenTtlS: number };
+  const config = await control('GET', '/config') as { baseUrl: string; keys: { default: string; etat_aux_autres: string }; tokenTtlS: number; tokenProvider: string };
+  const identityToken = async (sub: string) => (await control('POST', '/identity-token', { sub })).jeton as string;
+  /** A test ticket of the twin's Steam stand-in: the hex of manette-test-ticket:<SteamID64>:<unique>. */
+  const steamTicket = (steamId: string) => Array.from(new TextEncoder().encode(`manette-test-ticket:${steamId}:${unique('t')}`), (b) => b.toString(16).padStart(2, '0')).join('');
   let n = 0;
   const unique = (p: string) => `${p}${Date.now().toString(36).slice(-5)}${(n++).toString(36)}${Math.random().toString(36).slice(2, 5)}`;
   const newClient = (opts: { key?: string; lang?: 'fr' | 'en'; storage?: Storage } = {}) =>
@@ -166,6 +169,28 @@ export async function runConformance(env: ConformanceEnv, only?: string[]): Prom
       const res = await fetch(`${config.baseUrl}/players/me`, { headers: { 'x-api-key': config.keys.default, 'x-player-token': token } });
       same([res.status, (await res.json()).error], [401, 'invalid_token'], 'the old token');
       void client;
+    },
+    async auth_token() {
+      const sub = unique('sujet-');
+      const first = await identityToken(sub);
+      const a = newClient();
+      const joueur = await a.auth.loginWithToken(config.tokenProvider, first);
+      check(a.auth.token, 'a session token is kept');
+      same((await newClient().auth.loginWithToken(config.tokenProvider, await identityToken(sub))).id, joueur.id, 'the same subject, the same player');
+      const replay = await rejects(newClient().auth.loginWithToken(config.tokenProvider, first));
+      same([replay.code, replay.status], ['invalid_credentials', 401], 'a token used again');
+      const guest = newClient();
+      const g = await guest.auth.guest({ appareilId: false });
+      const linked = await guest.auth.link({ fournisseur: config.tokenProvider, jeton: await identityToken(unique('sujet-')) });
+      same([linked.id, linked.invite], [g.id, false], 'the guest linked, the same id');
+    },
+    async auth_steam() {
+      const steamId = `7656119${String(Math.floor(Math.random() * 1e10)).padStart(10, '0')}`;
+      const first = steamTicket(steamId);
+      const joueur = await newClient().auth.loginWithSteam(first);
+      same((await newClient().auth.loginWithSteam(steamTicket(steamId))).id, joueur.id, 'the same SteamID, the same player');
+      const replay = await rejects(newClient().auth.loginWithSteam(first));
+      same([replay.code, replay.status], ['invalid_credentials', 401], 'a ticket used again');
     },
     async tables() {
       const { client } = await registered();
