@@ -40,3 +40,81 @@ namespace Manette.Tests
         }
     }
 }
+
+namespace Manette.Tests
+{
+    /// <summary>
+    /// The platform logins against the conformance server (ignored without MANETTE_CONFORMANCE_URL),
+    /// beyond the auth_token and auth_steam cases: the conformance games declare no Discord, so a
+    /// Discord code is refused with `fournisseur_inconnu`, the route and the error's typing checked.
+    /// </summary>
+    [TestFixture]
+    public class PlatformServerTests
+    {
+        string baseUrl, key, control;
+
+        [TestFixtureSetUp]
+        public void Start()
+        {
+            control = Environment.GetEnvironmentVariable("MANETTE_CONFORMANCE_URL");
+            if (string.IsNullOrEmpty(control)) return;
+            control = control.TrimEnd('/');
+            using (var http = new System.Net.Http.HttpClient())
+            {
+                var cfg = Json.ParseObject(http.GetStringAsync(control + "/config").GetAwaiter().GetResult());
+                baseUrl = JsonRead.Str(cfg, "baseUrl");
+                key = JsonRead.Str(JsonRead.Obj(cfg, "keys"), "default");
+            }
+        }
+
+        ManetteClient Client()
+        {
+            if (baseUrl == null) Assert.Ignore("MANETTE_CONFORMANCE_URL is not set: no conformance server to play against");
+            return new ManetteClient(new ClientOptions { BaseUrl = baseUrl, ApiKey = key, Lang = "en", Delivery = EventDelivery.Queued });
+        }
+
+        static ManetteException Refused(Func<System.Threading.Tasks.Task> call)
+        {
+            try { call().GetAwaiter().GetResult(); }
+            catch (ManetteException err) { return err; }
+            Assert.Fail("expected a ManetteException");
+            return null;
+        }
+
+        [Test]
+        public void ADiscordCodeForAGameWithoutDiscordIsFournisseurInconnu()
+        {
+            using (var c = Client())
+            {
+                var pkce = Pkce.Create();
+                var err = Refused(() => c.Auth.LoginWithDiscord("code-de-test", pkce.CodeVerifier, "http://127.0.0.1:9/discord"));
+                Assert.AreEqual("fournisseur_inconnu", err.Error);
+                Assert.AreEqual(400, err.Status);
+                Assert.IsNull(c.Auth.Token);
+                c.Auth.Guest(newGuest: true).GetAwaiter().GetResult();
+                err = Refused(() => c.Auth.LinkWithDiscord("code-de-test"));
+                Assert.AreEqual("fournisseur_inconnu", err.Error);
+                Assert.IsTrue(c.Auth.Player.Invite, "a refused link leaves the guest a guest");
+            }
+        }
+
+        [Test]
+        public void AnUndeclaredProviderIsFournisseurInconnuAndABadTokenInvalidCredentials()
+        {
+            using (var c = Client())
+            {
+                var err = Refused(() => c.Auth.LoginWithToken("inconnu", "a.b.c"));
+                Assert.AreEqual("fournisseur_inconnu", err.Error);
+                Assert.AreEqual(400, err.Status);
+                err = Refused(() => c.Auth.LoginWithToken("conformite-jwt", "pas.un.jeton"));
+                Assert.AreEqual("invalid_credentials", err.Error);
+                Assert.AreEqual(401, err.Status);
+                err = Refused(() => c.Auth.LoginWithSteam("zz"));
+                Assert.AreEqual(400, err.Status, err.ToString());
+                err = Refused(() => c.Auth.LoginWithSteam(new byte[] { 1, 2, 3, 4 }));
+                Assert.AreEqual("invalid_credentials", err.Error, err.ToString());
+                Assert.IsNull(c.Auth.Token);
+            }
+        }
+    }
+}
