@@ -28,7 +28,7 @@ namespace Manette.Conformance
         readonly HttpClient http = new HttpClient();
         readonly List<ManetteClient> clients = new List<ManetteClient>();
         readonly Action<string> log;
-        string baseUrl, keyDefault, keyAutres;
+        string baseUrl, keyDefault, keyAutres, tokenProvider;
         int tokenTtlS;
         int n;
 
@@ -48,6 +48,8 @@ namespace Manette.Conformance
                 { "auth_guest_link", AuthGuestLink },
                 { "auth_restore", AuthRestore },
                 { "auth_logout", AuthLogout },
+                { "auth_token", AuthToken },
+                { "auth_steam", AuthSteam },
                 { "tables", TablesCase },
                 { "files", FilesCase },
                 { "leaderboards", LeaderboardsCase },
@@ -74,6 +76,7 @@ namespace Manette.Conformance
             keyDefault = JsonRead.Str(keys, "default");
             keyAutres = JsonRead.Str(keys, "etat_aux_autres");
             tokenTtlS = (int)JsonRead.Long(cfg, "tokenTtlS", 20);
+            tokenProvider = JsonRead.Str(cfg, "tokenProvider") ?? "conformite-jwt";
             if (baseUrl == null || keyDefault == null || keyAutres == null) throw new CaseFailed("GET /config lacks baseUrl or keys");
         }
 
@@ -366,6 +369,89 @@ namespace Manette.Conformance
             Same(new object[] { err.Status, err.Error }, new object[] { 401, "invalid_token" }, "the old token");
             Check(stale.Auth.Token == null, "a refused token ends the session");
             Same(await stale.Auth.Restore(), null, "restore with the old token");
+        }
+
+        /// <summary>A fresh identity token of the conformance provider for `sub` (POST /identity-token).</summary>
+        async Task<string> IdentityToken(string sub)
+        {
+            string jeton = JsonRead.Str(await Control("POST", "/identity-token", new Dictionary<string, object> { { "sub", sub } }), "jeton");
+            Check(!string.IsNullOrEmpty(jeton), "POST /identity-token gives a jeton");
+            return jeton;
+        }
+
+        /// <summary>A test ticket of the Steam stand-in: the hex of `manette-test-ticket:<SteamID64>:<unique>`.</summary>
+        string SteamTestTicket(string steamId)
+        {
+            return SteamTicket.Hex(Encoding.UTF8.GetBytes("manette-test-ticket:" + steamId + ":" + Unique("t")));
+        }
+
+        static readonly Random SteamIds = new Random();
+        static string NewSteamId()
+        {
+            lock (SteamIds) return "7656119" + SteamIds.Next(0, 100000).ToString("D5") + SteamIds.Next(0, 100000).ToString("D5");
+        }
+
+        async Task AuthToken()
+        {
+            string sub = Unique("sujet-");
+            string first = await IdentityToken(sub);
+            var a = NewClient();
+            var j = await a.Auth.LoginWithToken(tokenProvider, first);
+            Check(j != null && !string.IsNullOrEmpty(j.Id) && !j.Invite, "a token of a new subject gives a player (" + j + ")");
+            Check(a.Auth.Token != null && a.Auth.Player != null && a.Auth.Player.Id == j.Id, "the session is kept");
+            Same((await a.Auth.Restore()).Id, j.Id, "the session is the token's player");
+            var b = NewClient();
+            Same((await b.Auth.LoginWithToken(tokenProvider, await IdentityToken(sub))).Id, j.Id, "a second token of the same subject: the same player");
+            var again = NewClient();
+            var used = await Rejects(() => again.Auth.LoginWithToken(tokenProvider, first));
+            Same(new object[] { used.Error, used.Status }, new object[] { "invalid_credentials", 401 }, "the first token again");
+            Check(again.Auth.Token == null, "no session after a refused token");
+            // A guest links a token of another new subject: the same id, no longer a guest.
+            var g = NewClient();
+            var guest = await g.Auth.Guest(newGuest: true);
+            Check(guest.Invite, "a guest");
+            string other = Unique("sujet-");
+            var linked = await g.Auth.LinkWithToken(tokenProvider, await IdentityToken(other));
+            Same(new object[] { linked.Id, linked.Invite }, new object[] { guest.Id, false }, "the linked guest keeps its id");
+            Same(g.Auth.Player.Invite, false, "the kept player is linked");
+            Same((await NewClient().Auth.LoginWithToken(tokenProvider, await IdentityToken(other))).Id, guest.Id, "the linked identity opens the former guest");
+            var unknown = await Rejects(() => NewClient().Auth.LoginWithToken("inconnu", first));
+            Same(new object[] { unknown.Error, unknown.Status }, new object[] { "fournisseur_inconnu", 400 }, "an undeclared provider");
+            var h = NewClient();
+            await h.Auth.Guest(newGuest: true);
+            string ofSub = await IdentityToken(sub);
+            var conflict = await Rejects(() => h.Auth.LinkWithToken(tokenProvider, ofSub));
+            Same(new object[] { conflict.Error, conflict.Status }, new object[] { "identity_taken", 409 }, "linking an identity that is a player");
+        }
+
+        async Task AuthSteam()
+        {
+            string steamId = NewSteamId();
+            string first = SteamTestTicket(steamId);
+            var a = NewClient();
+            var j = await a.Auth.LoginWithSteam(first);
+            Check(j != null && !string.IsNullOrEmpty(j.Id), "a ticket of a new SteamID gives a player");
+            Check(a.Auth.Token != null && a.Auth.Player != null && a.Auth.Player.Id == j.Id, "the session is kept");
+            Same((await a.Auth.Restore()).Id, j.Id, "the session is the ticket's player");
+            // Another ticket of that SteamID, as bytes (the SDK hex-encodes them), and through LoginWithToken("steam", ...).
+            var bytes = Encoding.UTF8.GetBytes("manette-test-ticket:" + steamId + ":" + Unique("b"));
+            Same((await NewClient().Auth.LoginWithSteam(bytes)).Id, j.Id, "another ticket of the same SteamID: the same player");
+            Same((await NewClient().Auth.LoginWithToken("steam", SteamTestTicket(steamId))).Id, j.Id, "LoginWithToken(\"steam\", ticket)");
+            var again = NewClient();
+            var used = await Rejects(() => again.Auth.LoginWithSteam(first));
+            Same(new object[] { used.Error, used.Status }, new object[] { "invalid_credentials", 401 }, "the first ticket again");
+            Check(again.Auth.Token == null, "no session after a refused ticket");
+            // A guest links a Steam account.
+            var g = NewClient();
+            var guest = await g.Auth.Guest(newGuest: true);
+            string other = NewSteamId();
+            var linked = await g.Auth.LinkWithSteam(SteamTestTicket(other));
+            Same(new object[] { linked.Id, linked.Invite }, new object[] { guest.Id, false }, "the linked guest keeps its id");
+            Same((await NewClient().Auth.LoginWithSteam(SteamTestTicket(other))).Id, guest.Id, "the linked Steam account opens the former guest");
+            var h = NewClient();
+            await h.Auth.Guest(newGuest: true);
+            var conflict = await Rejects(() => h.Auth.LinkWithSteam(SteamTestTicket(steamId)));
+            Same(new object[] { conflict.Error, conflict.Status }, new object[] { "identity_taken", 409 }, "linking a Steam account that is a player");
         }
 
         /// <summary>The key the SDK stores a game's session under (FNV-1a of the API key, base 36).</summary>

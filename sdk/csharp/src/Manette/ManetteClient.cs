@@ -288,6 +288,58 @@ namespace Manette
             }
 
             /// <summary>
+            /// Signs in with an identity token (POST /players/login/jeton): `fournisseur` is a provider
+            /// of the game file's `connexions` (docs/accounts.md), `jeton` its signed token (a JWT),
+            /// each token used once. `fournisseur` "steam" goes to Steam's endpoint with `jeton` as the
+            /// ticket (as LoginWithSteam). Session kept. Errors: `fournisseur_inconnu` (400),
+            /// `invalid_credentials` (401), `compte_suspendu` (403).
+            /// </summary>
+            public async Task<Joueur> LoginWithToken(string fournisseur, string jeton)
+            {
+                if (fournisseur == "steam") return await LoginWithSteam(jeton).ConfigureAwait(false);
+                var body = new Dictionary<string, object> { { "fournisseur", fournisseur }, { "jeton", jeton } };
+                return await SignedIn(await c.Call("POST", "/players/login/jeton", body, withToken: false).ConfigureAwait(false)).ConfigureAwait(false);
+            }
+
+            /// <summary>
+            /// Signs in with a Steam ticket (POST /players/login/steam): the hex of the bytes of
+            /// `GetAuthTicketForWebApi(identity)` (the game file's `connexions.steam.identite`) or
+            /// `GetAuthSessionTicket`. Each ticket signs in once. Session kept. Errors:
+            /// `invalid_credentials` (401), `compte_steam_banni` (403, Reason `vac` or `editeur`),
+            /// `fournisseur_inconnu` (400), `fournisseur_non_configure` (503, Reason `steam`), `unavailable` (503).
+            /// </summary>
+            public async Task<Joueur> LoginWithSteam(string ticket)
+            {
+                var body = new Dictionary<string, object> { { "ticket", ticket } };
+                return await SignedIn(await c.Call("POST", "/players/login/steam", body, withToken: false).ConfigureAwait(false)).ConfigureAwait(false);
+            }
+
+            /// <summary>The same with the ticket's bytes (the first `length` of them; all when null), hex-encoded by the SDK.</summary>
+            public Task<Joueur> LoginWithSteam(byte[] ticket, int? length = null)
+            {
+                return LoginWithSteam(SteamTicket.Hex(ticket, length));
+            }
+
+            /// <summary>
+            /// Signs in with a Discord OAuth2 authorization code (POST /players/login/discord): with the
+            /// PKCE verifier and the redirect URI of the authorization (Pkce.Create makes the pair), or
+            /// the code alone from a Discord Activity's `authorize`. Session kept. Errors:
+            /// `invalid_credentials` (401), `fournisseur_inconnu` (400), `fournisseur_non_configure` (503, Reason `discord`).
+            /// </summary>
+            public async Task<Joueur> LoginWithDiscord(string code, string codeVerifier = null, string redirectUri = null)
+            {
+                return await SignedIn(await c.Call("POST", "/players/login/discord", DiscordBody(code, codeVerifier, redirectUri), withToken: false).ConfigureAwait(false)).ConfigureAwait(false);
+            }
+
+            static Dictionary<string, object> DiscordBody(string code, string codeVerifier, string redirectUri)
+            {
+                var body = new Dictionary<string, object> { { "code", code } };
+                if (codeVerifier != null) body["code_verifier"] = codeVerifier;
+                if (redirectUri != null) body["redirect_uri"] = redirectUri;
+                return body;
+            }
+
+            /// <summary>
             /// Plays without an account (POST /players/invite). The SDK sends this device's
             /// `appareil_id` (made on the first call, kept in the session store), so the same guest
             /// comes back; `appareilId`: the game's own id instead; `newGuest`: none (a new guest).
@@ -306,8 +358,46 @@ namespace Manette
                 if (pseudo != null) body["pseudo"] = pseudo;
                 body["email"] = email;
                 body["password"] = password;
+                return await Linked(body).ConfigureAwait(false);
+            }
+
+            /// <summary>
+            /// Links the signed-in guest to an identity token (POST /players/lier {fournisseur, jeton}),
+            /// checked as LoginWithToken checks it; `fournisseur` "steam" with a Steam ticket as `jeton`.
+            /// The same id, data and session; later logins with that provider open this player.
+            /// Errors: `identity_taken` (409: that identity already is a player of the game),
+            /// `already_linked` (409), `invalid_credentials` (401), `fournisseur_inconnu` (400).
+            /// </summary>
+            public async Task<Joueur> LinkWithToken(string fournisseur, string jeton)
+            {
+                return await Linked(new Dictionary<string, object> { { "fournisseur", fournisseur }, { "jeton", jeton } }).ConfigureAwait(false);
+            }
+
+            /// <summary>Links the signed-in guest to a Steam account (a ticket's hex, as LoginWithSteam).</summary>
+            public Task<Joueur> LinkWithSteam(string ticket) { return LinkWithToken("steam", ticket); }
+
+            /// <summary>The same with the ticket's bytes, hex-encoded by the SDK.</summary>
+            public Task<Joueur> LinkWithSteam(byte[] ticket, int? length = null) { return LinkWithToken("steam", SteamTicket.Hex(ticket, length)); }
+
+            /// <summary>Links the signed-in guest to a Discord account (a code, as LoginWithDiscord).</summary>
+            public async Task<Joueur> LinkWithDiscord(string code, string codeVerifier = null, string redirectUri = null)
+            {
+                var body = DiscordBody(code, codeVerifier, redirectUri);
+                body["fournisseur"] = "discord";
+                return await Linked(body).ConfigureAwait(false);
+            }
+
+            /// <summary>Links the signed-in guest to a Google account (POST /players/lier {id_token}).</summary>
+            public async Task<Joueur> LinkWithGoogle(string idToken)
+            {
+                return await Linked(new Dictionary<string, object> { { "id_token", idToken } }).ConfigureAwait(false);
+            }
+
+            async Task<Joueur> Linked(Dictionary<string, object> body)
+            {
                 var res = await c.Call("POST", "/players/lier", body).ConfigureAwait(false);
                 var j = new Joueur(JsonRead.Obj(JsonRead.Obj(res, "data"), "joueur"));
+                // The server forgot the device (a return by appareil_id makes a new guest now): so does the SDK.
                 c.session.ForgetDevice();
                 c.session.SetPlayer(j);
                 return j;
