@@ -1,7 +1,10 @@
 """Client: the SDK's whole surface (mirrors the browser SDK's createClient, sdk/src/client.ts)."""
 from __future__ import annotations
 
+import base64
+import hashlib
 import logging
+import secrets
 import threading
 import time
 import urllib.parse
@@ -32,6 +35,30 @@ def _without_ok(body: Json) -> Json:
 
 def _q(s: str) -> str:
     return urllib.parse.quote(s, safe="")
+
+
+def _steam_hex(ticket: Union[str, bytes, bytearray]) -> str:
+    """A Steam ticket as the API takes it: its bytes hex-encoded (a string is sent as given)."""
+    return bytes(ticket).hex() if isinstance(ticket, (bytes, bytearray)) else ticket
+
+
+def _discord_body(code: str, code_verifier: Optional[str], redirect_uri: Optional[str]) -> Json:
+    body: Json = {"code": code}
+    if code_verifier is not None:
+        body["code_verifier"] = code_verifier
+    if redirect_uri is not None:
+        body["redirect_uri"] = redirect_uri
+    return body
+
+
+def create_pkce_pair() -> Dict[str, str]:
+    """A PKCE pair (RFC 7636, S256) for an OAuth2 authorization such as Discord's:
+    ``{"code_verifier", "code_challenge"}``. Send ``code_challenge`` with
+    ``code_challenge_method=S256`` in the authorization URL, keep ``code_verifier`` for
+    ``auth.login_with_discord``."""
+    verifier = base64.urlsafe_b64encode(secrets.token_bytes(48)).rstrip(b"=").decode("ascii")
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode("ascii")).digest()).rstrip(b"=").decode("ascii")
+    return {"code_verifier": verifier, "code_challenge": challenge}
 
 
 class Client:
@@ -176,6 +203,27 @@ class Auth:
     def login_with_google(self, id_token: str) -> Json:
         return self._signed_in(self._c._call("POST", "/players/google", body={"id_token": id_token}, token=None))
 
+    def login_with_token(self, fournisseur: str, jeton: str) -> Json:
+        """Logs in with an identity token (POST /players/login/jeton): ``fournisseur`` is a
+        provider of the game file's ``connexions``, ``jeton`` its signed token (each token
+        signs in once). ``fournisseur="steam"`` sends ``jeton`` as a Steam ticket to
+        POST /players/login/steam. Session kept."""
+        if fournisseur == "steam":
+            return self.login_with_steam(jeton)
+        return self._signed_in(self._c._call("POST", "/players/login/jeton", body={"fournisseur": fournisseur, "jeton": jeton}, token=None))
+
+    def login_with_steam(self, ticket: Union[str, bytes, bytearray]) -> Json:
+        """Logs in with a Steam ticket (POST /players/login/steam): the hex of the ticket's
+        bytes (``GetAuthTicketForWebApi`` or ``GetAuthSessionTicket``), or the bytes
+        themselves (hex-encoded here). Each ticket signs in once. Session kept."""
+        return self._signed_in(self._c._call("POST", "/players/login/steam", body={"ticket": _steam_hex(ticket)}, token=None))
+
+    def login_with_discord(self, code: str, code_verifier: Optional[str] = None, redirect_uri: Optional[str] = None) -> Json:
+        """Logs in with a Discord OAuth2 authorization code (POST /players/login/discord), with
+        the PKCE verifier and redirect URI of its authorization (``create_pkce_pair()`` makes
+        the pair), or the code alone from a Discord Activity. Session kept."""
+        return self._signed_in(self._c._call("POST", "/players/login/discord", body=_discord_body(code, code_verifier, redirect_uri), token=None))
+
     def guest(self, appareil_id: Union[str, None, bool] = None) -> Json:
         """Plays without an account (POST /players/invite). By default the SDK sends this
         device's ``appareil_id`` (made on the first call, kept in ``storage``), so the same
@@ -185,10 +233,20 @@ class Auth:
         return self._signed_in(self._c._call("POST", "/players/invite", body=body, token=None))
 
     def link(self, email: Optional[str] = None, password: Optional[str] = None, pseudo: Optional[str] = None,
-             id_token: Optional[str] = None) -> Json:
-        """Turns the signed-in guest into a full account (POST /players/lier), keeping its id."""
+             id_token: Optional[str] = None, fournisseur: Optional[str] = None, jeton: Optional[str] = None,
+             code: Optional[str] = None, code_verifier: Optional[str] = None, redirect_uri: Optional[str] = None) -> Json:
+        """Turns the signed-in guest into a full account (POST /players/lier), keeping its id:
+        with ``email``/``password`` (``pseudo`` optional), a Google ``id_token``, an identity
+        token (``fournisseur``, ``jeton``; a Steam ticket is ``fournisseur="steam"``,
+        ``jeton=<hex ticket>``), or a Discord ``code`` (``code_verifier``, ``redirect_uri``)."""
         if id_token is not None:
             body: Json = {"id_token": id_token}
+        elif code is not None:
+            body = {"fournisseur": "discord", **_discord_body(code, code_verifier, redirect_uri)}
+        elif jeton is not None:
+            if not fournisseur:
+                raise TypeError("link: jeton needs its fournisseur")
+            body = {"fournisseur": fournisseur, "jeton": _steam_hex(jeton) if fournisseur == "steam" else jeton}
         else:
             body = {"email": email, "password": password}
             if pseudo is not None:

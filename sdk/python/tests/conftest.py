@@ -111,6 +111,10 @@ class World:
     def pseudo(prefix: str = "py") -> str:
         return f"{prefix}_{secrets.token_hex(5)}"
 
+    def identity_token(self, sub: str) -> str:
+        """A fresh identity token of the conformance server's provider (``tokenProvider``) for ``sub``."""
+        return self.control.post("/identity-token", {"sub": sub})["jeton"]
+
     def player(self, key: str = "default", lang: str = "fr", storage: Any = None) -> manette.Client:
         c = self.client(key, lang, storage)
         p = self.pseudo()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import tempfile
 import time
 from datetime import datetime, timezone
@@ -18,6 +19,11 @@ from conftest import Recorder, World
 SCRIPT = [("x", 0), ("o", 3), ("x", 1), ("o", 4), ("x", 2)]
 #: The silence re-read of the tests (the SDK's default is 15 s).
 POLL_S = 3.0
+
+
+def steam_ticket(steam_id: str) -> str:
+    """A test ticket of the twin's Steam stand-in: the hex of manette-test-ticket:<SteamID64>:<unique>."""
+    return f"manette-test-ticket:{steam_id}:{secrets.token_hex(6)}".encode("utf-8").hex()
 
 
 def follow(client: manette.Client, pid: str, name: str, poll_s: float = POLL_S):
@@ -125,6 +131,40 @@ def test_auth_logout(world: World):
     assert err.value.error == "invalid_token" and err.value.status == 401
     assert world.client(storage=storage).auth.restore() is None
     assert c.auth.restore() is None
+
+
+def test_auth_token(world: World):
+    provider = world.control.config["tokenProvider"]
+    sub = world.pseudo("sujet")
+    first = world.identity_token(sub)
+    a = world.client()
+    joueur = a.auth.login_with_token(provider, first)
+    assert joueur["id"] and a.auth.token and a.auth.player["id"] == joueur["id"], "a session is kept"
+    assert a.table("notes").list() == []  # the token works
+    again = world.client().auth.login_with_token(provider, world.identity_token(sub))
+    assert again["id"] == joueur["id"], "the same subject, the same player"
+    with pytest.raises(manette.ManetteError) as err:
+        world.client().auth.login_with_token(provider, first)
+    assert (err.value.error, err.value.status) == ("invalid_credentials", 401), "a token used again"
+    guest = world.client()
+    g = guest.auth.guest(appareil_id=False)
+    linked = guest.auth.link(fournisseur=provider, jeton=world.identity_token(world.pseudo("sujet")))
+    assert (linked["id"], linked["invite"]) == (g["id"], False), "the guest linked, the same id"
+    assert guest.auth.player["invite"] is False
+
+
+def test_auth_steam(world: World):
+    steam_id = "7656119" + f"{secrets.randbelow(10 ** 10):010d}"
+    first = steam_ticket(steam_id)
+    a = world.client()
+    joueur = a.auth.login_with_steam(first)
+    assert joueur["id"] and a.auth.token and a.auth.player["id"] == joueur["id"], "a session is kept"
+    # The ticket's bytes are hex-encoded by the SDK.
+    again = world.client().auth.login_with_steam(bytes.fromhex(steam_ticket(steam_id)))
+    assert again["id"] == joueur["id"], "the same SteamID, the same player"
+    with pytest.raises(manette.ManetteError) as err:
+        world.client().auth.login_with_steam(first)
+    assert (err.value.error, err.value.status) == ("invalid_credentials", 401), "a ticket used again"
 
 
 # -- data ------------------------------------------------------------------------------------

@@ -26,7 +26,10 @@ def test_a_gap_in_numero_tour_is_re_read(world: World):
     o.match(pid).act("jouer", {"case": SCRIPT[1][1]}, numero_tour=2)
     ro.wait_turn(3)
     rx.wait_turn(3)
-    assert so.rereads == 2, "the join's read, then the gap's"
+    # The join's read, then the gap's: O's own action (turn 2) and its etat (turn 3) both come
+    # ahead of O's view; when the etat arrives while the first re-read is still in flight, one
+    # more read is queued after it (a timing race, both outcomes correct).
+    assert 2 <= so.rereads <= 3, f"the join's read, then the gap's: {so.rereads}"
     turns = [e["numero_tour"] for e in ro.etats]
     assert 2 not in turns and turns[-1] == 3, turns  # the dropped etat never came
     assert ro.latest == o.match(pid).state()
