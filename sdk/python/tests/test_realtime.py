@@ -22,13 +22,15 @@ def test_a_gap_in_numero_tour_is_re_read(world: World):
     x.match(pid).act("jouer", {"case": SCRIPT[0][1]}, numero_tour=1)  # its etat (turn 2) is dropped
     ro.wait(lambda r: len(r.actions) == 1, 10, "X's action")
     assert ro.latest["numero_tour"] == 1
-    # O plays on what the action told it; its own etat (turn 3) is then two turns ahead of its view.
-    o.match(pid).act("jouer", {"case": SCRIPT[1][1]}, numero_tour=2)
+    # O plays from another client of the same player (its own answer would move the subscribed
+    # view on by itself): the action (turn 2) and the etat (turn 3) then come ahead of the view.
+    mover = world.client()
+    mover.auth.login(o.auth.player["pseudo"], "mot-de-passe-1")
+    mover.match(pid).act("jouer", {"case": SCRIPT[1][1]}, numero_tour=2)
     ro.wait_turn(3)
     rx.wait_turn(3)
-    # The join's read, then the gap's: O's own action (turn 2) and its etat (turn 3) both come
-    # ahead of O's view; when the etat arrives while the first re-read is still in flight, one
-    # more read is queued after it (a timing race, both outcomes correct).
+    # The join's read, then the gap's; when the etat arrives while that re-read is in flight,
+    # one more read is queued after it (a timing race, both outcomes correct).
     assert 2 <= so.rereads <= 3, f"the join's read, then the gap's: {so.rereads}"
     turns = [e["numero_tour"] for e in ro.etats]
     assert 2 not in turns and turns[-1] == 3, turns  # the dropped etat never came
