@@ -1,0 +1,58 @@
+-- How many expired turns each sweep run applied (manette doctor and the console show it).
+-- This column and the function's write of it were first added by editing
+-- 20261130001011_sweep_runs.sql after it had been applied; that file is back as it was
+-- applied, and the change is here. Runs recorded before it count 0 turns.
+alter table manette.sweep_runs
+  add column turns integer not null default 0 constraint sweep_runs_turns_check check (turns >= 0);
+alter table manette.sweep_runs alter column turns drop default;
+
+-- sweep_runs_turns: written by `npm run migration` from supabase/schema (tools/schema/migration.ts).
+-- From: supabase/schema/functions/manette.sweep_expired_turns.sql, supabase/schema/tables/manette.sweep_runs.sql
+
+CREATE OR REPLACE FUNCTION manette.sweep_expired_turns(max_matches integer DEFAULT 100)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  noticed  timestamptz := clock_timestamp();
+  context  text := pg_catalog.current_setting('manette.game_id', true);
+  found    manette.matches;
+  after    manette.matches;
+  applied  integer := 0;
+  budget   integer := 500;
+  run_id   bigint;
+begin
+  if not pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtextextended('manette.sweep_expired_turns', 0)) then
+    return 0;
+  end if;
+  for found in
+    select x.* from manette.matches x
+    where x.status = 'en_cours' and x.turn_expires_at <= noticed
+    order by x.turn_expires_at
+    limit greatest(coalesce(max_matches, 100), 1)
+    for update skip locked
+  loop
+    exit when budget <= 0;
+    perform pg_catalog.set_config('manette.game_id', found.game_id::text, true);
+    after := manette.match_expire_turns(found, null, least(budget, 100));
+    budget := budget - (coalesce(after.last_action_seq, 0) - coalesce(found.last_action_seq, 0));
+    applied := applied + 1;
+  end loop;
+  perform manette.sweep_guests(20);
+  perform pg_catalog.set_config('manette.game_id', coalesce(context, ''), true);
+  -- Each run that held the lock is recorded (manette doctor and the console read the last
+  -- one); the last 1000 are kept: the delete goes by the primary key, one row a run.
+  insert into manette.sweep_runs (ran_by, path, application_name, applied, turns)
+  values (session_user,
+          case when pg_catalog.current_setting('manette.sweep_path', true) = 'api' then 'api' else 'sql' end,
+          nullif(pg_catalog.current_setting('application_name', true), ''),
+          applied, 500 - budget)
+  returning id into run_id;
+  delete from manette.sweep_runs r where r.id <= run_id - 1000;
+  return applied;
+end
+$function$;
+
+comment on column manette.sweep_runs.turns is 'how many expired turns it applied (delai_depasse actions written), 500 at most';
