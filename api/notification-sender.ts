@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import webpush from 'web-push';
 import { runAsApi, type Pool } from './db/pool.js';
 import type { Settings } from './config/settings.js';
+import { startBackgroundTask, type BackgroundTask } from './background-task.js';
 
 export const NOTIFY_INTERVAL_MS = 1_000;
 const DELIVERY_TIMEOUT_MS = 10_000;
@@ -130,45 +131,13 @@ export async function deliverOnce(pool: Pool, settings: SenderSettings): Promise
   return claimed.length;
 }
 
-export interface NotificationSender {
-  /** Stops the timer and waits for a round under way. */
-  stop(): Promise<void>;
-}
+export type NotificationSender = BackgroundTask;
 
 /** Delivers every `intervalMs` (at once again while batches come full). */
 export function startNotificationSender(pool: Pool, settings: SenderSettings, logger: Logger, intervalMs = NOTIFY_INTERVAL_MS): NotificationSender {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let failing = false;
-  let more = false;
-
-  const round = async () => {
-    try {
-      const n = await deliverOnce(pool, settings);
-      more = n >= settings.MANETTE_NOTIFICATIONS_BATCH;
-      if (n > 0) logger.debug({ deliveries: n }, 'notifications delivered or rescheduled');
-      if (failing) logger.info('delivery of notifications running again');
-      failing = false;
-    } catch (err) {
-      more = false;
-      if (!failing) logger.warn({ err: (err as Error).message }, 'delivery of notifications failed; retrying every second');
-      failing = true;
-    }
-  };
-  const plan = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = round().finally(() => { running = undefined; plan(); });
-    }, more ? 0 : intervalMs);
-    timer.unref();
-  };
-  plan();
-  return {
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-  };
+  return startBackgroundTask('delivery of notifications', async () => {
+    const n = await deliverOnce(pool, settings);
+    if (n > 0) logger.debug({ deliveries: n }, 'notifications delivered or rescheduled');
+    return n >= settings.MANETTE_NOTIFICATIONS_BATCH;
+  }, logger, intervalMs);
 }

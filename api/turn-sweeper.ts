@@ -9,47 +9,17 @@
 // it: a Supabase project schedules manette.sweep_expired_turns() with pg_cron instead.
 import type { Logger } from 'pino';
 import { runAsApi, type Pool } from './db/pool.js';
+import { startBackgroundTask, type BackgroundTask } from './background-task.js';
 
 export const SWEEP_INTERVAL_MS = 1_000;
 
-export interface TurnSweeper {
-  /** Stops the timer and waits for a sweep under way (never cut in the middle). */
-  stop(): Promise<void>;
-}
+export type TurnSweeper = BackgroundTask;
 
 /** Starts sweeping every `intervalMs` (the next sweep is planned when the last one ends, so they never overlap). */
 export function startTurnSweeper(pool: Pool, logger: Logger, intervalMs = SWEEP_INTERVAL_MS): TurnSweeper {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let failing = false;
-
-  const sweep = async () => {
-    try {
-      const [row] = await runAsApi<{ applied: number }>(pool, 'select api.sweep_expired_turns() as applied');
-      if (row && row.applied > 0) logger.debug({ matches: row.applied }, 'expired turns applied');
-      if (failing) logger.info('sweep of expired turns running again');
-      failing = false;
-    } catch (err) {
-      // The database is away (restart, network): the next tick tries again; said once.
-      if (!failing) logger.warn({ err: (err as Error).message }, 'sweep of expired turns failed; retrying every second');
-      failing = true;
-    }
-  };
-  const plan = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = sweep().finally(() => { running = undefined; plan(); });
-    }, intervalMs);
-    timer.unref();
-  };
-  plan();
-
-  return {
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-  };
+  return startBackgroundTask('sweep of expired turns', async () => {
+    const [row] = await runAsApi<{ applied: number }>(pool, 'select api.sweep_expired_turns() as applied');
+    if (row && row.applied > 0) logger.debug({ matches: row.applied }, 'expired turns applied');
+    return false;
+  }, logger, intervalMs);
 }
