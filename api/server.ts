@@ -109,7 +109,7 @@ export async function startService(
     }
 
     // The web page at /demo/ shows this game (its name, its modes) to its key.
-    const demoPage: DemoPage | undefined = game ? await demoPageOfGame(databaseUrl, game.jeu).catch(() => undefined) : undefined;
+    const demoPage: DemoPage | undefined = game ? await demoPageOfGame(databaseUrl, game.jeu, settings.MANETTE_SUPABASE_AUTH_URL).catch(() => undefined) : undefined;
     if (game) setDemoPage(game.api_key, demoPage);
 
     const workers = settings.MANETTE_WORKERS;

@@ -3,12 +3,28 @@
 // web game at /demo/. Anything not found falls through to the JSON 404 envelope.
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import path from 'node:path';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { demoPageFor, demoPageIn } from './config/demo.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const SDK_DIST = path.join(ROOT, 'sdk', 'dist');
 export const DEMO_DIR = path.join(ROOT, 'examples', 'demo', 'web');
+
+/**
+ * supabase-js's browser build (its UMD file, global `supabase`), from the installed package:
+ * the demo signs players in with the project's Supabase Auth through it. Undefined where the
+ * package is not installed (the Edge Function's bundle): the demo then offers no Supabase sign-in.
+ */
+export const SUPABASE_JS_UMD = (() => {
+  try {
+    const file = createRequire(import.meta.url).resolve('@supabase/supabase-js').replace(/dist[\\/](?:main|module|index)[^]*$/, 'dist/umd/supabase.js');
+    return existsSync(file) ? file : undefined;
+  } catch {
+    return undefined;
+  }
+})();
 
 /** SDK files are fetched on every page load: 5 minutes of cache, then an ETag revalidation. */
 export const SDK_CACHE = 'public, max-age=300';
@@ -60,6 +76,13 @@ export function mountStaticAssets(app: Express, basePath: string): void {
     res.setHeader('Vary', 'Accept-Language, x-api-key');
     if (!page) return res.status(404).json({ ok: false, error: 'not_found', message: 'No description of this game here.' });
     res.json(demoPageIn(page, req.acceptsLanguages('fr', 'en') === 'en' ? 'en' : 'fr'));
+  });
+
+  // The page loads supabase-js from here when its game signs players in with Supabase Auth.
+  app.get('/demo/vendor/supabase.js', (_req: Request, res: Response, next: NextFunction) => {
+    if (!SUPABASE_JS_UMD) return next();
+    res.sendFile(SUPABASE_JS_UMD, { headers: { 'Content-Type': TYPES['.js'], 'Cache-Control': SDK_CACHE, 'X-Content-Type-Options': 'nosniff' } },
+      (err) => { if (err && !res.headersSent) next(); });
   });
 
   // `/demo` → `/demo/`, so the page's relative URLs resolve inside it.

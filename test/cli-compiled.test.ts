@@ -102,7 +102,7 @@ describe('the packed manette runs compiled, without tsx', () => {
       cwd: pkg, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
       env: {
         ...env, PORT: String(port), HOST: '127.0.0.1', MANETTE_DATA_DIR: dataDir, MANETTE_PG_PORT: String(await freePort()),
-        MANETTE_REALTIME_PORT: '0', MANETTE_WORKERS: '2', MANETTE_REQUEST_LOG: 'stdout',
+        MANETTE_REALTIME_PORT: '0', MANETTE_SUPABASE_AUTH_PORT: '0', MANETTE_WORKERS: '2', MANETTE_REQUEST_LOG: 'stdout',
       },
     });
     started.push(proc);

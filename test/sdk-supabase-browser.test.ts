@@ -1,7 +1,7 @@
 // The browser SDK and a studio's own Supabase (docs/sdk.md, "Supabase"), in a real Chromium
 // with the real supabase-js (its UMD build, as a studio's page loads it):
 // - auth.fromSupabase: a supabase-js client signed in with a password against a local server
-//   playing Supabase Auth (test/support/supabase-auth-server.ts: its token endpoint, its user
+//   playing Supabase Auth (twin/supabase-auth/server.ts: its token endpoint, its user
 //   endpoint, its key set) signs the player in to Manette with the session's access token,
 //   follows TOKEN_REFRESHED (no new login), another user's SIGNED_IN (that user's player) and
 //   SIGNED_OUT (Manette logout); a used token is refreshed once; a forged one creates nothing;
@@ -23,7 +23,7 @@ import { client, startTestApp, type TestApp } from './support/harness.js';
 import { SCREENSHOT_DIR, haveBrowser, launchBrowser, warnIfNoBrowser } from './support/browser.js';
 import { DEFAULT_TEXTS } from '../sdk/src/panels/texts.js';
 import { createClient as createManette } from '../sdk/src/index.js';
-import { serveSupabaseAuth, type SupabaseAuthServer } from './support/supabase-auth-server.js';
+import { startSupabaseAuthStandIn, type SupabaseAuthStandIn } from '../twin/supabase-auth/server.js';
 
 warnIfNoBrowser('sdk-supabase-browser');
 const require = createRequire(import.meta.url);
@@ -31,7 +31,7 @@ const SUPABASE_UMD = readFileSync(require.resolve('@supabase/supabase-js').repla
 
 describe.skipIf(!haveBrowser)('the SDK with a studio\'s supabase-js', () => {
   let app: TestApp;
-  let auth: SupabaseAuthServer;
+  let auth: SupabaseAuthStandIn;
   let browser: Browser;
   let key: string;
   let gameId: string;
@@ -41,7 +41,7 @@ describe.skipIf(!haveBrowser)('the SDK with a studio\'s supabase-js', () => {
   let pageCount = 0;
 
   beforeAll(async () => {
-    auth = await serveSupabaseAuth();
+    auth = await startSupabaseAuthStandIn();
     app = await startTestApp({ MANETTE_SUPABASE_AUTH_URL: auth.authUrl }, undefined, { realtime: true });
     key = await app.applyGame({ jeu: 'studio-supabase', nom: 'Studio', origines: ['*'], connexions: { supabase: { supabase: true } } });
     gameId = (await app.sql<{ id: string }>("select id from manette.games where slug = 'studio-supabase'"))[0]!.id;
@@ -102,8 +102,8 @@ describe.skipIf(!haveBrowser)('the SDK with a studio\'s supabase-js', () => {
     'select count(*) as n from manette.sessions where player_id = $1', [playerId]))[0]!.n);
 
   it('fromSupabase signs in with the Supabase session, keeps it on TOKEN_REFRESHED, follows another user and SIGNED_OUT', async () => {
-    const alice = auth.addUser({ email: 'alice@studio.test', password: 'mdp-alice', name: 'Alice Studio' });
-    const bob = auth.addUser({ email: 'bob@studio.test', password: 'mdp-bob' });
+    const alice = await auth.addUser({ email: 'alice@studio.test', password: 'mdp-alice', name: 'Alice Studio' });
+    const bob = await auth.addUser({ email: 'bob@studio.test', password: 'mdp-bob' });
     const ctx = await browser.newContext();
     const page = await studioPage(ctx);
     expect(await signInSupabase(page, alice.email, alice.password)).toBe(alice.id);
@@ -157,7 +157,7 @@ describe.skipIf(!haveBrowser)('the SDK with a studio\'s supabase-js', () => {
   });
 
   it('a reload keeps the player without a new login; an access token already used is refreshed once and sent again', async () => {
-    const carol = auth.addUser({ email: 'carol@studio.test', password: 'mdp-carol' });
+    const carol = await auth.addUser({ email: 'carol@studio.test', password: 'mdp-carol' });
     const ctx = await browser.newContext();
     const page = await studioPage(ctx);
     await signInSupabase(page, carol.email, carol.password);
@@ -186,7 +186,7 @@ describe.skipIf(!haveBrowser)('the SDK with a studio\'s supabase-js', () => {
   });
 
   it('a forged Supabase token is refused with invalid_credentials and creates nothing', async () => {
-    const mallory = auth.addUser({ email: 'mallory@studio.test', password: 'mdp-mallory', forged: true });
+    const mallory = await auth.addUser({ email: 'mallory@studio.test', password: 'mdp-mallory', forged: true });
     const before = await app.sql('select count(*)::int as n from manette.players where game_id = $1', [gameId]);
     const ctx = await browser.newContext();
     const page = await studioPage(ctx);
@@ -267,7 +267,7 @@ describe('GET /panel lists the game file\'s providers', () => {
 
 describe.skipIf(!haveBrowser)('<manette-login> and the game file\'s providers', () => {
   let app: TestApp;
-  let auth: SupabaseAuthServer;
+  let auth: SupabaseAuthStandIn;
   let browser: Browser;
   let key: string;
   let host: http.Server;
@@ -276,7 +276,7 @@ describe.skipIf(!haveBrowser)('<manette-login> and the game file\'s providers', 
   let pageCount = 0;
 
   beforeAll(async () => {
-    auth = await serveSupabaseAuth();
+    auth = await startSupabaseAuthStandIn();
     app = await startTestApp({ MANETTE_SUPABASE_AUTH_URL: auth.authUrl });
     key = await app.applyGame({ jeu: 'panel-supabase', nom: 'Panel', origines: ['*'], connexions: {
       supabase: { supabase: true },
@@ -330,7 +330,7 @@ describe.skipIf(!haveBrowser)('<manette-login> and the game file\'s providers', 
   for (const lang of ['fr', 'en'] as const) {
     it(`shows a button per provider (${lang}); the Supabase one signs in through the page's supabase-js`, async () => {
       const T = DEFAULT_TEXTS[lang];
-      const user = auth.addUser({ email: `panel-${lang}@studio.test`, password: 'mdp-panel' });
+      const user = await auth.addUser({ email: `panel-${lang}@studio.test`, password: 'mdp-panel' });
       for (const [name, viewport] of [['', { width: 1100, height: 900 }], ['-phone', { width: 360, height: 780 }]] as const) {
         const ctx = await browser.newContext({ viewport, deviceScaleFactor: name ? 2 : 1 });
         const page = await panelPage(ctx, lang, user.email, user.password);

@@ -25,12 +25,22 @@ export interface DemoPage {
     /** Turn timer (null: none), whether players may watch, who keeps the rating: the page shows them. */
     delai_tour_s: number | null; spectateurs: boolean; elo: 'client' | 'serveur';
   }[];
+  /**
+   * The project's Supabase Auth, when the game file declares a `{"supabase": true}` provider
+   * and the server knows its URL: the provider's name, and the project URL supabase-js takes
+   * (MANETTE_SUPABASE_AUTH_URL without /auth/v1). The page signs players in with it.
+   */
+  supabase?: { fournisseur: string; url: string };
 }
 
-/** The page's view of a game's config (the applied file, as stored). */
-export function demoPageOf(config: Record<string, unknown>): DemoPage {
+/** The page's view of a game's config (the applied file, as stored), with the server's Supabase Auth URL if any. */
+export function demoPageOf(config: Record<string, unknown>, supabaseAuthUrl?: string): DemoPage {
   const modes = (config.modes && typeof config.modes === 'object' ? config.modes : {}) as Record<string, Record<string, unknown>>;
+  const connexions = (config.connexions && typeof config.connexions === 'object' ? config.connexions : {}) as Record<string, Record<string, unknown>>;
+  const supabaseProvider = Object.keys(connexions).find((name) => connexions[name]?.supabase === true);
   return {
+    ...(supabaseProvider && supabaseAuthUrl
+      ? { supabase: { fournisseur: supabaseProvider, url: supabaseAuthUrl.replace(/\/auth\/v1\/?$/, '') } } : {}),
     nom: typeof config.nom === 'string' || (config.nom && typeof config.nom === 'object') ? config.nom as GameText : String(config.jeu ?? ''),
     modes: Object.entries(modes).map(([code, m]) => ({
       code,
@@ -51,10 +61,10 @@ export function demoPageIn(page: DemoPage, lang: 'fr' | 'en'): Omit<DemoPage, 'n
 }
 
 /** The applied config of the game `jeu`, for the page (as manette_admin, reads only). */
-export async function demoPageOfGame(databaseUrl: string, jeu: string): Promise<DemoPage | undefined> {
+export async function demoPageOfGame(databaseUrl: string, jeu: string, supabaseAuthUrl?: string): Promise<DemoPage | undefined> {
   return asAdmin(databaseUrl, async (client) => {
     const { rows } = await client.query<{ config: Record<string, unknown> }>('select config from manette.games where slug = $1', [jeu]);
-    return rows[0] ? demoPageOf(rows[0].config) : undefined;
+    return rows[0] ? demoPageOf(rows[0].config, supabaseAuthUrl) : undefined;
   });
 }
 

@@ -103,6 +103,9 @@ const Env = z.object({
   // of its access tokens, its key set at <URL>/.well-known/jwks.json) for `{"supabase": true}`;
   // in the Edge Function it defaults to SUPABASE_URL + /auth/v1.
   MANETTE_SUPABASE_AUTH_URL: z.string().url().optional(),
+  // `manette start` on the embedded default, without MANETTE_SUPABASE_AUTH_URL: the port of the
+  // twin's Supabase Auth (twin/supabase-auth/), whose URL is then the issuer (0: any free port).
+  MANETTE_SUPABASE_AUTH_PORT: z.coerce.number().int().min(0).max(65535).default(54332),
   // How long a fetched key set is trusted before the next token refetches it (jose's
   // cacheMaxAge), and the least time between two fetches of one set that a token with an
   // unknown key id (a rotation) may cause (jose's cooldownDuration).

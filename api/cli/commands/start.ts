@@ -9,6 +9,7 @@ import { claimInstance } from '../../../twin/instance.js';
 import { portInUse } from '../../../twin/net.js';
 import type { CaughtMail, MailCatcher } from '../../../twin/mail/catcher.js';
 import type { SteamStandIn } from '../../../twin/steam/server.js';
+import type { SupabaseAuthStandIn } from '../../../twin/supabase-auth/server.js';
 import { say } from '../locale.js';
 import { errorText, type CommandContext } from '../output.js';
 
@@ -46,6 +47,7 @@ export function registerStart(program: Command, ctx: CommandContext): void {
       const ports: [number, string, string][] = [
         [settings.PORT, settings.HOST, 'PORT'],
         ...(settings.MANETTE_REALTIME_URL ? [] : [[settings.MANETTE_REALTIME_PORT, settings.HOST, 'MANETTE_REALTIME_PORT'] as [number, string, string]]),
+        ...(playsSupabaseAuth(settings) ? [[settings.MANETTE_SUPABASE_AUTH_PORT, '127.0.0.1', 'MANETTE_SUPABASE_AUTH_PORT'] as [number, string, string]] : []),
       ];
       const busy = [];
       for (const [port, host, name] of ports) if (port !== 0 && await portInUse(port, host)) busy.push({ port, name });
@@ -62,6 +64,7 @@ export function registerStart(program: Command, ctx: CommandContext): void {
       let service;
       let mailCatcher: MailCatcher | undefined;
       let steamStandIn: SteamStandIn | undefined;
+      let supabaseAuth: SupabaseAuthStandIn | undefined;
       try {
         // The twin's Steam stand-in, with its test tickets (docs/accounts.md, "Signing in to npm
         // start's demo with a test Steam ticket"): asked for (MANETTE_STEAM_API_URL=twin), or on
@@ -73,6 +76,17 @@ export function registerStart(program: Command, ctx: CommandContext): void {
           process.env.MANETTE_STEAM_API_URL = steamStandIn.url;
           process.env.MANETTE_STEAM_PUBLISHER_KEY = steamStandIn.publisherKey;
           settings = { ...settings, MANETTE_STEAM_API_URL: steamStandIn.url, MANETTE_STEAM_PUBLISHER_KEY: steamStandIn.publisherKey };
+        }
+        // The twin's Supabase Auth, on the embedded default when no Supabase Auth URL is set
+        // (the demo declares {"supabase": true}): accounts and its signing key are kept in the
+        // data folder, and its port is fixed, so its issuer and players survive a restart.
+        if (playsSupabaseAuth(settings)) {
+          const { startSupabaseAuthStandIn } = await import('../../../twin/supabase-auth/server.js');
+          supabaseAuth = await startSupabaseAuthStandIn({
+            port: settings.MANETTE_SUPABASE_AUTH_PORT, file: path.join(settings.MANETTE_DATA_DIR, 'supabase-auth.json'),
+          });
+          process.env.MANETTE_SUPABASE_AUTH_URL = supabaseAuth.authUrl;
+          settings = { ...settings, MANETTE_SUPABASE_AUTH_URL: supabaseAuth.authUrl };
         }
         // Without an SMTP server, the twin's catcher takes the mails and prints them here
         // (the workers read MANETTE_SMTP_URL from the environment they inherit).
@@ -86,6 +100,7 @@ export function registerStart(program: Command, ctx: CommandContext): void {
         });
       } catch (err) {
         await steamStandIn?.close();
+        await supabaseAuth?.close();
         await mailCatcher?.stop();
         await lock.release();
         console.error(say({ fr: 'Manette n’a pas pu démarrer : {m}', en: 'Manette could not start: {m}' }, lang, { m: errorText(err, lang) }));
@@ -120,6 +135,9 @@ export function registerStart(program: Command, ctx: CommandContext): void {
         ...(steamStandIn ? [`  Steam     ${steamStandIn.url}  (${fr
           ? 'Steam local : un ticket de test sur /test-ticket?steamid=76561197960287930'
           : 'local Steam: a test ticket at /test-ticket?steamid=76561197960287930'})`] : []),
+        ...(supabaseAuth ? [`  ${'Auth'.padEnd(9)} ${supabaseAuth.authUrl}  (${fr
+          ? 'Supabase Auth local : comptes par courriel et mot de passe, pour supabase-js'
+          : 'local Supabase Auth: e-mail and password accounts, for supabase-js'})`] : []),
         ...(requestLog ? [`  ${(fr ? 'Requêtes' : 'Requests').padEnd(9)} ${requestLog}  (${fr
           ? 'le journal des requêtes : tail -f pour le suivre ; MANETTE_REQUEST_LOG=stdout pour l’avoir ici'
           : 'the request log: tail -f to follow it; MANETTE_REQUEST_LOG=stdout to get it here'})`] : []),
@@ -134,6 +152,7 @@ export function registerStart(program: Command, ctx: CommandContext): void {
         logger.info({ signal }, 'stopping');
         await service.close();
         await steamStandIn?.close();
+        await supabaseAuth?.close();
         await mailCatcher?.stop();
         await lock.release();
         process.exit(0);
@@ -153,4 +172,9 @@ function printedMail(mail: CaughtMail, lang: 'fr' | 'en'): string {
     ...mail.text.trimEnd().split('\n').map((line) => `  | ${line}`),
     '',
   ].join('\n');
+}
+
+/** Whether `manette start` runs the twin's Supabase Auth: the embedded default, no Auth URL given. */
+function playsSupabaseAuth(settings: { DATABASE_URL?: string; MANETTE_SUPABASE_AUTH_URL?: string }): boolean {
+  return !settings.DATABASE_URL && !settings.MANETTE_SUPABASE_AUTH_URL;
 }

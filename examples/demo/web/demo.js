@@ -55,6 +55,12 @@ const TEXTS = {
     supprimer_invite: 'Ta progression d’invité (scores, or, objets) sera effacée pour de bon.',
     compte_supprime: 'Ton compte est supprimé : plus rien de toi ne reste ici.',
     notifier: 'Me prévenir quand c’est mon tour', notifie: 'Tu seras prévenu quand ce sera ton tour, même page fermée.',
+    supprimer_fournisseur: 'Ton compte, tes scores, ton or et tes objets seront effacés pour de bon. Ton compte {} le confirme.',
+    supabase_titre: 'Compte Supabase', supabase_texte: 'Connecte-toi avec ton compte Supabase Auth du projet, ou crée-le ici.',
+    courriel: 'Adresse e-mail', supabase_nom: 'Nom (pour un nouveau compte)', supabase_connexion: 'Se connecter', supabase_creer: 'Créer le compte', annuler: 'Annuler',
+    supabase_refuse: 'Adresse e-mail ou mot de passe incorrect.', supabase_existe: 'Ce compte existe déjà : connecte-toi.',
+    supabase_faible: 'Le mot de passe doit faire au moins 6 caractères.', supabase_injoignable: 'Supabase Auth ne répond pas ({}).',
+    supabase_absent: 'Ce serveur n’a pas de Supabase Auth (MANETTE_SUPABASE_AUTH_URL).',
   },
   en: {
     titre: 'Tic-tac-toe', titre_page: 'Tic-tac-toe · Manette demo',
@@ -85,6 +91,12 @@ const TEXTS = {
     supprimer_invite: 'Your guest progress (scores, gold, objects) will be erased for good.',
     compte_supprime: 'Your account is deleted: nothing of yours is left here.',
     notifier: 'Notify me when it’s my turn', notifie: 'You will be told when it is your turn, even with the page closed.',
+    supprimer_fournisseur: 'Your account, scores, gold and objects will be erased for good. Your {} account confirms it.',
+    supabase_titre: 'Supabase account', supabase_texte: 'Sign in with your account in the project’s Supabase Auth, or create it here.',
+    courriel: 'E-mail address', supabase_nom: 'Name (for a new account)', supabase_connexion: 'Sign in', supabase_creer: 'Create the account', annuler: 'Cancel',
+    supabase_refuse: 'Wrong e-mail address or password.', supabase_existe: 'This account already exists: sign in.',
+    supabase_faible: 'The password needs at least 6 characters.', supabase_injoignable: 'Supabase Auth does not answer ({}).',
+    supabase_absent: 'This server has no Supabase Auth (MANETTE_SUPABASE_AUTH_URL).',
   },
 };
 function t(key, ...args) {
@@ -163,15 +175,114 @@ async function start() {
   // the demo makes a test ticket, which only the local Steam stand-in of `npm start` accepts
   // (docs/accounts.md). One SteamID per browser: the same Steam player each time.
   login.addEventListener('manette:provider', (e) => {
+    if (e.detail.fournisseur === game.supabase?.fournisseur) { openSupabase(); return; }
+    // The demo's file declares Supabase Auth, but this server has no Supabase Auth URL.
+    if (e.detail.fournisseur === 'supabase') { openSupabase(t('supabase_absent')); return; }
     if (e.detail.fournisseur !== 'steam') return;
+    signingInWith = 'steam';
+    void login.loginWithToken('steam', steamTestTicket());
+  });
+  /** A test ticket of this browser's SteamID (a new one each time: a ticket signs in once). */
+  function steamTestTicket() {
     let steamId = localStorage.getItem('demo.steamid');
     if (!steamId) {
       steamId = `7656119${String(Math.floor(Math.random() * 1e10)).padStart(10, '0')}`;
       localStorage.setItem('demo.steamid', steamId);
     }
     const hex = (s) => Array.from(new TextEncoder().encode(s), (b) => b.toString(16).padStart(2, '0')).join('');
-    void login.loginWithToken('steam', hex(`manette-test-ticket:${steamId}:${crypto.randomUUID()}`));
+    return hex(`manette-test-ticket:${steamId}:${crypto.randomUUID()}`);
+  }
+
+  // Which provider the signed-in player came from (kept per browser): its account has no
+  // password, so deleting it is confirmed by that provider (a fresh ticket or token).
+  const PROVIDER_STORAGE = 'manette-demo:provider';
+  let signingInWith = null;
+  const providerOf = (joueur) => {
+    try {
+      const kept = JSON.parse(localStorage.getItem(PROVIDER_STORAGE) ?? 'null');
+      return kept && joueur && kept.joueur_id === joueur.id ? kept.fournisseur : null;
+    } catch { return null; }
+  };
+  client.auth.onChange((joueur) => {
+    if (joueur && signingInWith) localStorage.setItem(PROVIDER_STORAGE, JSON.stringify({ joueur_id: joueur.id, fournisseur: signingInWith }));
+    if (joueur) signingInWith = null;
   });
+
+  // -- Supabase Auth -------------------------------------------------------------------------
+  // The demo's game file declares the project's Supabase Auth (`{"supabase": true}`); `npm
+  // start` runs a local one. The page signs in with supabase-js (served at vendor/supabase.js,
+  // with the project's publishable key from GET /realtime/config), and the SDK's
+  // auth.fromSupabase turns the Supabase session into a Manette player and follows it.
+  let supabaseClient = null;
+  async function supabaseReady() {
+    if (supabaseClient) return supabaseClient;
+    if (!window.supabase) {
+      await new Promise((resolve, reject) => {
+        document.head.append(Object.assign(document.createElement('script'), { src: 'vendor/supabase.js', onload: resolve, onerror: reject }));
+      });
+    }
+    const { key } = await client.realtime.config();
+    const sb = window.supabase.createClient(game.supabase.url, key, { auth: { storageKey: 'manette-demo:supabase' } });
+    await client.auth.fromSupabase(sb, { fournisseur: game.supabase.fournisseur, onError: supabaseRefused });
+    supabaseClient = sb;
+    return sb;
+  }
+  // A Supabase session kept from an earlier visit: followed again (a sign-out elsewhere ends it).
+  if (game.supabase && localStorage.getItem('manette-demo:supabase')) void supabaseReady().catch(() => {});
+  // Signed out with the panel: out of Supabase too, or its session would sign in again.
+  login.addEventListener('manette:signed-out', () => { void supabaseClient?.auth.signOut(); });
+
+  const dialog = $('supabase-dialog');
+  let supabaseWaiting = null;
+  function openSupabase(unavailable) {
+    $('supabase-error').textContent = unavailable ?? '';
+    for (const el of $('supabase-form').querySelectorAll('input, button[type="submit"], #supabase-create')) el.disabled = !!unavailable;
+    dialog.showModal();
+    (unavailable ? $('supabase-cancel') : $('supabase-email')).focus();
+  }
+  function supabaseRefused(err) {
+    const code = err?.code;
+    $('supabase-error').textContent = code === 'invalid_credentials' ? t('supabase_refuse')
+      : code === 'user_already_exists' ? t('supabase_existe')
+      : code === 'weak_password' ? t('supabase_faible')
+      : err?.name === 'ManetteError' ? err.message : t('supabase_injoignable', err?.message ?? err);
+    supabaseWaiting?.(false);
+  }
+  async function supabaseSignIn(create) {
+    const form = $('supabase-form');
+    if (!form.reportValidity()) return;
+    const buttons = form.querySelectorAll('button');
+    for (const b of buttons) b.disabled = true;
+    $('supabase-error').textContent = '';
+    try {
+      const sb = await supabaseReady();
+      // fromSupabase hears SIGNED_IN and signs in to Manette: the dialog waits for the player.
+      const signedIn = new Promise((resolve) => {
+        supabaseWaiting = resolve;
+        const stop = client.auth.onChange((joueur) => { if (joueur) { stop?.(); resolve(true); } });
+      });
+      signingInWith = game.supabase.fournisseur;
+      const credentials = { email: $('supabase-email').value.trim(), password: $('supabase-password').value };
+      const name = $('supabase-name').value.trim();
+      const { error } = create
+        ? await sb.auth.signUp({ ...credentials, options: { data: name ? { full_name: name } : {} } })
+        : await sb.auth.signInWithPassword(credentials);
+      if (error) throw error;
+      if (await signedIn) {
+        dialog.close();
+        form.reset();
+      }
+    } catch (err) {
+      signingInWith = null;
+      supabaseRefused(err);
+    } finally {
+      supabaseWaiting = null;
+      for (const b of buttons) b.disabled = false;
+    }
+  }
+  $('supabase-form').addEventListener('submit', (e) => { e.preventDefault(); void supabaseSignIn(false); });
+  $('supabase-create').addEventListener('click', () => void supabaseSignIn(true));
+  $('supabase-cancel').addEventListener('click', () => dialog.close());
 
   const select = $('mode');
   const modeOf = (code) => game.modes.find((m) => m.code === code) ?? (code ? undefined : game.modes[0]);
@@ -786,12 +897,27 @@ async function start() {
   }
   function askDelete(ask) {
     const guest = Boolean(client.auth.player?.invite);
+    const provider = providerOf(client.auth.player);
     $('delete-form').hidden = !ask;
     $('account-actions').hidden = ask;
-    $('delete-text').textContent = t(guest ? 'supprimer_invite' : 'supprimer_compte');
-    $('delete-password-box').hidden = guest;
-    $('delete-password').required = ask && !guest;
+    $('delete-text').textContent = guest ? t('supprimer_invite')
+      : provider ? t('supprimer_fournisseur', provider === 'steam' ? 'Steam' : 'Supabase') : t('supprimer_compte');
+    $('delete-password-box').hidden = guest || !!provider;
+    $('delete-password').required = ask && !guest && !provider;
     if (!ask) $('delete-password').value = '';
+  }
+  /** What confirms the deletion: the password, nothing for a guest, or the provider's fresh proof. */
+  async function deletionProof() {
+    if (client.auth.player?.invite) return undefined;
+    const provider = providerOf(client.auth.player);
+    if (provider === 'steam') return { fournisseur: 'steam', jeton: steamTestTicket() };
+    if (provider && provider === game.supabase?.fournisseur) {
+      // A token opens one request: a fresh one (its iat within the last 10 minutes).
+      const { data, error } = await (await supabaseReady()).auth.refreshSession();
+      if (error || !data.session) throw error ?? new Error('no Supabase session');
+      return { fournisseur: provider, jeton: data.session.access_token };
+    }
+    return { password: $('delete-password').value };
   }
 
   // "Your turn" notifications (the game file's `notifications.web_push`, docs/notifications.md):
@@ -823,15 +949,16 @@ async function start() {
   $('delete').addEventListener('click', () => {
     accountMessage('', '');
     askDelete(true);
-    (client.auth.player?.invite ? $('delete-no') : $('delete-password')).focus();
+    (client.auth.player?.invite || providerOf(client.auth.player) ? $('delete-no') : $('delete-password')).focus();
   });
   $('delete-no').addEventListener('click', () => { askDelete(false); $('delete').focus(); });
   $('delete-form').addEventListener('submit', (e) => {
     e.preventDefault();
-    const guest = Boolean(client.auth.player?.invite);
-    const password = $('delete-password').value;
     void accountBusy(async () => {
-      await client.auth.deleteAccount(guest ? undefined : { password });
+      const provider = providerOf(client.auth.player);
+      await client.auth.deleteAccount(await deletionProof());
+      localStorage.removeItem(PROVIDER_STORAGE);
+      if (provider && provider === game.supabase?.fournisseur) await supabaseClient?.auth.signOut();
       // Signed out by the SDK: the panels and the page follow through onChange.
       showAccountNote(t('compte_supprime'));
     });
