@@ -128,6 +128,20 @@ describe('npm start plays the demo\'s platforms', () => {
     expect((await who(page))!.id).not.toBe(steamPlayer.id);
     expect(page.errors).toEqual([]);
     await page.context().close();
+
+    // A guest links Steam from the panel's link view: the same player, no longer a guest.
+    const other = await demoPage('en-US');
+    const otherPanel = other.locator('manette-login');
+    await otherPanel.getByRole('button', { name: 'Play without an account' }).click();
+    await otherPanel.getByText('Playing as a guest').waitFor({ timeout: 20_000 });
+    const guest = (await who(other))!;
+    await otherPanel.getByRole('button', { name: 'Link an account' }).click();
+    await otherPanel.locator('button[data-fournisseur="steam"]').click();
+    await otherPanel.getByText('Account linked').waitFor({ timeout: 20_000 });
+    const linked = await other.evaluate(() => (window as any).Manette.lastClient().auth.player as { id: string; invite: boolean });
+    expect(linked).toMatchObject({ id: guest.id, invite: false });
+    expect(other.errors).toEqual([]);
+    await other.context().close();
   }, 120_000);
 
   it('Supabase Auth: runs the stand-in; the demo creates an account, signs in with its session, keeps the player, deletes it', async () => {
@@ -212,6 +226,25 @@ describe('npm start plays the demo\'s platforms', () => {
     expect((await who(page))!.id).not.toBe(ada.id);
     expect(page.errors).toEqual([]);
     await page.context().close();
+
+    // A guest links a new Supabase account from the link view: the same player, followed since.
+    const guestPage = await demoPage('en-US');
+    const guestPanel = guestPage.locator('manette-login');
+    await guestPanel.getByRole('button', { name: 'Play without an account' }).click();
+    await guestPanel.getByText('Playing as a guest').waitFor({ timeout: 20_000 });
+    const guest = (await who(guestPage))!;
+    await guestPanel.getByRole('button', { name: 'Link an account' }).click();
+    await guestPanel.locator('button[data-fournisseur="supabase"]').click();
+    await guestPage.fill('#supabase-email', `grace-${stamp}@studio.test`);
+    await guestPage.fill('#supabase-password', 'mot-de-passe-grace');
+    await guestPage.locator('#supabase-dialog').getByRole('button', { name: 'Create the account' }).click();
+    await guestPanel.getByText('Signed in as').waitFor({ timeout: 20_000 });
+    await expect.poll(async () => (await who(guestPage))?.id).toBe(guest.id);
+    await guestPage.reload();
+    await guestPanel.getByText('Signed in as').waitFor({ timeout: 20_000 });
+    expect((await who(guestPage))!.id).toBe(guest.id);
+    expect(guestPage.errors).toEqual([]);
+    await guestPage.context().close();
 
     // French, on a phone: the dialog in the page's language.
     const phone = await demoPage('fr-FR', { width: 390, height: 844 });

@@ -24,7 +24,7 @@ async function call(auth: SupabaseAuthStandIn, pathname: string, body?: unknown,
     headers: { apikey: 'sb_publishable_test', 'content-type': 'application/json', ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: res.status, body: res.status === 204 ? null : await res.json() as Record<string, any> };
+  return { status: res.status, body: (res.status === 204 ? null : await res.json()) as Record<string, any> };
 }
 
 describe('the twin\'s Supabase Auth', () => {

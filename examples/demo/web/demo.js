@@ -174,13 +174,21 @@ async function start() {
   // the Steam client would hand over GetAuthTicketForWebApi's ticket; a browser has none, so
   // the demo makes a test ticket, which only the local Steam stand-in of `npm start` accepts
   // (docs/accounts.md). One SteamID per browser: the same Steam player each time.
+  // On a guest's link view, the event says `lier`: the guest keeps its progress and gains
+  // that identity (the panel's linkWithToken) instead of signing in as another player.
   login.addEventListener('manette:provider', (e) => {
-    if (e.detail.fournisseur === game.supabase?.fournisseur) { openSupabase(); return; }
+    const { fournisseur, lier } = e.detail;
+    if (fournisseur === game.supabase?.fournisseur) { openSupabase(undefined, lier); return; }
     // The demo's file declares Supabase Auth, but this server has no Supabase Auth URL.
-    if (e.detail.fournisseur === 'supabase') { openSupabase(t('supabase_absent')); return; }
-    if (e.detail.fournisseur !== 'steam') return;
+    if (fournisseur === 'supabase') { openSupabase(t('supabase_absent')); return; }
+    if (fournisseur !== 'steam') return;
     signingInWith = 'steam';
-    void login.loginWithToken('steam', steamTestTicket());
+    void (lier ? login.linkWithToken('steam', steamTestTicket()) : login.loginWithToken('steam', steamTestTicket()));
+  });
+  // A guest linked with a provider: its account now has no password but that provider.
+  login.addEventListener('manette:linked', (e) => {
+    if (signingInWith) localStorage.setItem(PROVIDER_STORAGE, JSON.stringify({ joueur_id: e.detail.joueur.id, fournisseur: signingInWith }));
+    signingInWith = null;
   });
   /** A test ticket of this browser's SteamID (a new one each time: a ticket signs in once). */
   function steamTestTicket() {
@@ -214,7 +222,9 @@ async function start() {
   // with the project's publishable key from GET /realtime/config), and the SDK's
   // auth.fromSupabase turns the Supabase session into a Manette player and follows it.
   let supabaseClient = null;
-  async function supabaseReady() {
+  let following = null;
+  /** supabase-js's client of the project (loaded once). */
+  async function supabaseOf() {
     if (supabaseClient) return supabaseClient;
     if (!window.supabase) {
       await new Promise((resolve, reject) => {
@@ -222,9 +232,14 @@ async function start() {
       });
     }
     const { key } = await client.realtime.config();
-    const sb = window.supabase.createClient(game.supabase.url, key, { auth: { storageKey: 'manette-demo:supabase' } });
-    await client.auth.fromSupabase(sb, { fournisseur: game.supabase.fournisseur, onError: supabaseRefused });
-    supabaseClient = sb;
+    supabaseClient ??= window.supabase.createClient(game.supabase.url, key, { auth: { storageKey: 'manette-demo:supabase' } });
+    return supabaseClient;
+  }
+  /** The client, its session followed by the SDK (a Supabase user signed in is that user's player). */
+  async function supabaseReady() {
+    const sb = await supabaseOf();
+    following ??= client.auth.fromSupabase(sb, { fournisseur: game.supabase.fournisseur, onError: supabaseRefused });
+    await following;
     return sb;
   }
   // A Supabase session kept from an earlier visit: followed again (a sign-out elsewhere ends it).
@@ -234,7 +249,9 @@ async function start() {
 
   const dialog = $('supabase-dialog');
   let supabaseWaiting = null;
-  function openSupabase(unavailable) {
+  let supabaseLinking = false;
+  function openSupabase(unavailable, lier = false) {
+    supabaseLinking = lier;
     $('supabase-error').textContent = unavailable ?? '';
     for (const el of $('supabase-form').querySelectorAll('input, button[type="submit"], #supabase-create')) el.disabled = !!unavailable;
     dialog.showModal();
@@ -255,6 +272,20 @@ async function start() {
     for (const b of buttons) b.disabled = true;
     $('supabase-error').textContent = '';
     try {
+      if (supabaseLinking) {
+        // A guest links the Supabase user: signed in to Supabase first (not followed yet, or
+        // the session would sign in as a new player), its token linked, then followed.
+        const sb = await supabaseOf();
+        signingInWith = game.supabase.fournisseur;
+        const { data, error } = create ? await sb.auth.signUp(supabaseCredentials(true)) : await sb.auth.signInWithPassword(supabaseCredentials(false));
+        if (error) throw error;
+        await client.auth.link({ fournisseur: game.supabase.fournisseur, jeton: data.session.access_token });
+        localStorage.setItem(PROVIDER_STORAGE, JSON.stringify({ joueur_id: client.auth.player.id, fournisseur: game.supabase.fournisseur }));
+        await supabaseReady();
+        dialog.close();
+        form.reset();
+        return;
+      }
       const sb = await supabaseReady();
       // fromSupabase hears SIGNED_IN and signs in to Manette: the dialog waits for the player.
       const signedIn = new Promise((resolve) => {
@@ -262,11 +293,7 @@ async function start() {
         const stop = client.auth.onChange((joueur) => { if (joueur) { stop?.(); resolve(true); } });
       });
       signingInWith = game.supabase.fournisseur;
-      const credentials = { email: $('supabase-email').value.trim(), password: $('supabase-password').value };
-      const name = $('supabase-name').value.trim();
-      const { error } = create
-        ? await sb.auth.signUp({ ...credentials, options: { data: name ? { full_name: name } : {} } })
-        : await sb.auth.signInWithPassword(credentials);
+      const { error } = create ? await sb.auth.signUp(supabaseCredentials(true)) : await sb.auth.signInWithPassword(supabaseCredentials(false));
       if (error) throw error;
       if (await signedIn) {
         dialog.close();
@@ -279,6 +306,12 @@ async function start() {
       supabaseWaiting = null;
       for (const b of buttons) b.disabled = false;
     }
+  }
+  /** The form's e-mail and password, and for a new account its name (the user's full_name). */
+  function supabaseCredentials(create) {
+    const credentials = { email: $('supabase-email').value.trim(), password: $('supabase-password').value };
+    const name = $('supabase-name').value.trim();
+    return create ? { ...credentials, options: { data: name ? { full_name: name } : {} } } : credentials;
   }
   $('supabase-form').addEventListener('submit', (e) => { e.preventDefault(); void supabaseSignIn(false); });
   $('supabase-create').addEventListener('click', () => void supabaseSignIn(true));

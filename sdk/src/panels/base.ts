@@ -36,7 +36,7 @@ export interface PanelClient {
     onChange(cb: (joueur: Joueur | null) => void): () => void;
     /** Accounts (optional: a preview client may leave them out; the panel then reports the call as unavailable). */
     guest?(): Promise<Joueur>;
-    link?(p: { pseudo?: string; email: string; password: string } | { idToken: string }): Promise<Joueur>;
+    link?(p: { pseudo?: string; email: string; password: string } | { idToken: string } | { fournisseur: string; jeton: string }): Promise<Joueur>;
     requestReset?(email: string): Promise<unknown>;
     reset?(p: { email: string; code: string; password: string }): Promise<unknown>;
   };

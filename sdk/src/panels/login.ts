@@ -186,7 +186,7 @@ export class ManetteLogin extends ManettePanel {
       this.field('password', 'inscription_mot_de_passe', { type: 'password', autocomplete: 'new-password' }),
     ], (v, f) => void this.run(f, (c) => c.auth.register({ pseudo: v('pseudo').trim(), email: v('email').trim(), password: v('password') })));
     const toLogin = this.linkButton('inscription_vers_connexion', () => this.show('login'));
-    return [this.heading('inscription_titre'), form, ...this.googleSection((t) => void this.run(null, (c) => c.auth.loginWithGoogle(t))), toLogin];
+    return [this.heading('inscription_titre'), form, ...this.otherWays((t) => void this.run(null, (c) => c.auth.loginWithGoogle(t))), toLogin];
   }
 
   /** Step 1 of a reset: the e-mail; the answer is the same whether the account exists or not. */
@@ -249,10 +249,18 @@ export class ManetteLogin extends ManettePanel {
       void this.linkWith(f, { ...(pseudo ? { pseudo } : {}), email: v('email').trim(), password: v('password') });
     });
     const later = this.linkButton('lier_annuler', () => this.show('player'));
-    return [this.heading('lier_titre'), form, ...this.googleSection((idToken) => void this.linkWith(null, { idToken })), later];
+    return [this.heading('lier_titre'), form, ...this.otherWays((idToken) => void this.linkWith(null, { idToken }), true), later];
   }
 
-  private linkWith(form: HTMLFormElement | null, p: { pseudo?: string; email: string; password: string } | { idToken: string }): Promise<void> {
+  /**
+   * Links the signed-in guest with a provider's identity token (what the game got after a
+   * manette:provider event with `lier: true`): errors shown in the panel, manette:linked on success.
+   */
+  linkWithToken(fournisseur: string, jeton: string): Promise<void> {
+    return this.linkWith(null, { fournisseur, jeton });
+  }
+
+  private linkWith(form: HTMLFormElement | null, p: { pseudo?: string; email: string; password: string } | { idToken: string } | { fournisseur: string; jeton: string }): Promise<void> {
     let joueur: Joueur | undefined;
     return this.act(form, async (c) => {
       if (!c.auth.link) throw unavailable('link');
@@ -302,9 +310,10 @@ export class ManetteLogin extends ManettePanel {
   /**
    * One button per provider of the game file's `connexions`: "Continuer avec Apple"
    * (`connexion_fournisseur`, the provider's name from the text `fournisseur_<name>` when the
-   * game sets one). A click dispatches manette:provider {fournisseur}.
+   * game sets one). A click dispatches manette:provider {fournisseur}, with `lier: true` on
+   * the guest's link view.
    */
-  private providerButtons(): Node[] {
+  private providerButtons(link = false): Node[] {
     return (this.panelData?.connexions ?? []).map((fournisseur) => {
       const label = this.t(`fournisseur_${fournisseur}`);
       const nom = label !== `fournisseur_${fournisseur}` ? label : providerName(fournisseur);
@@ -313,16 +322,18 @@ export class ManetteLogin extends ManettePanel {
       }, { fournisseur: nom });
       b.addEventListener('click', () => {
         this.clearErrors();
-        this.emit('manette:provider', { fournisseur });
+        // `lier`: the guest links that identity (linkWithToken) instead of signing in.
+        this.emit('manette:provider', link ? { fournisseur, lier: true } : { fournisseur });
       });
       return b;
     });
   }
 
   /** The separator and Google's button, when the game has a Google client id. */
-  private googleSection(onToken: (idToken: string) => void): Node[] {
-    const box = this.googleButton(onToken);
-    return box.length ? [this.tx('p', 'ou', { class: 'separator', part: 'separator' }), ...box] : [];
+  /** The separator, then Google's button and the providers' (nothing when the game has none). */
+  private otherWays(onGoogleToken: (idToken: string) => void, link = false): Node[] {
+    const others = [...this.googleButton(onGoogleToken), ...this.providerButtons(link)];
+    return others.length ? [this.tx('p', 'ou', { class: 'separator', part: 'separator' }), ...others] : [];
   }
 
   /** Google's button alone (nothing without a Google client id); its ID token goes to `onToken`. */
