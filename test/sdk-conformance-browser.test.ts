@@ -30,6 +30,7 @@ describe.skipIf(!haveBrowser)('conformance: the browser SDK in Chromium', () => 
           return w.ManetteConformance.runConformance({
             control,
             createClient: (opts: object) => w.Manette.createClient({ ...opts, baseUrl }),
+            createPkcePair: () => w.Manette.createPkcePair(),
             log: (line: string) => console.log(line),
           }) as Promise<CaseResult[]>;
         }, { control: server.control, baseUrl: server.baseUrl });

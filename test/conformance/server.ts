@@ -10,14 +10,18 @@
 // In the tests: test/sdk-conformance-*.test.ts start it on a database of the run's twin.
 //
 // Control API (JSON, CORS open so that a page in Chromium can call it):
-//   GET  /config            {baseUrl, keys: {default, etat_aux_autres}, tokenTtlS}
+//   GET  /config            {baseUrl, keys: {default, etat_aux_autres}, tokenTtlS, steam: {appId}, discord: {clientId}, tokenProvider}
 //   POST /realtime/stop     the stand-in stops (what is committed meanwhile is lost)
 //   POST /realtime/start    it starts again on the same port
 //   POST /realtime/drop     {event, count}: the next `count` committed broadcasts of that event are dropped
 //   GET  /realtime/dropped  {dropped}
 //   POST /identity-token    {sub}: {jeton}, a fresh identity token of the provider `conformite-jwt`
+//   POST /discord-code      {user_id, username, code_challenge?, redirect_uri?}: {code}, what
+//                           Discord gives when that user approves the game's application
 // Both games also declare Steam (app 480): the twin's Steam stand-in runs with its test tickets,
-// the hex of `manette-test-ticket:<SteamID64>:<anything unique>`.
+// the hex of `manette-test-ticket:<SteamID64>:<anything unique>`. And Discord (GET /config's
+// `discord.clientId`), played by test/support/discord-server.ts: a public client, so the
+// server has no client secret and a code needs its PKCE verifier.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { mkdtemp, readFile, rm, writeFile, chmod } from 'node:fs/promises';
@@ -38,6 +42,7 @@ import { standInOptions, startLocalRealtime, type LocalRealtime } from '../../tw
 import { DeliveryFaults } from '../../twin/realtime/faults.js';
 import { startSteamStandIn } from '../../twin/steam/server.js';
 import { newKey, serveKeySets, sign } from '../support/jwks-server.js';
+import { serveDiscord } from '../support/discord-server.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const CASES_FILE = path.join(HERE, 'cases.json');
@@ -47,6 +52,8 @@ export const TOKEN_TTL_S = 20;
 export const TOKEN_PROVIDER = 'conformite-jwt';
 const TOKEN_ISSUER = 'https://conformite.manette.test';
 const TOKEN_AUDIENCE = 'conformite-sdk';
+/** The Discord application both games declare (a public client: PKCE, no secret). */
+export const DISCORD_CLIENT_ID = '1100000000000000480';
 
 export interface ConformanceCase { id: string; area: string; checks: string }
 export async function conformanceCases(): Promise<ConformanceCase[]> {
@@ -67,8 +74,10 @@ export interface ConformanceServer {
  * the same database as the twin's superuser (only the Realtime stand-in, as hosted Realtime).
  */
 export async function startConformanceServer(databaseUrl: string, adminUrl: string): Promise<ConformanceServer> {
-  // What plays the providers: Steam's Web API (its test tickets), an identity provider's key set.
+  // What plays the providers: Steam's Web API (its test tickets), an identity provider's key
+  // set, Discord's OAuth2 and user endpoints.
   const steam = await startSteamStandIn({ testTickets: true });
+  const discord = await serveDiscord([{ client_id: DISCORD_CLIENT_ID, public: true }]);
   const keySets = await serveKeySets();
   const signingKey = await newKey('ES256');
   keySets.publish('/jwks.json', signingKey);
@@ -77,6 +86,7 @@ export async function startConformanceServer(databaseUrl: string, adminUrl: stri
     MANETTE_RATE_LIMIT_RPS: '100000', MANETTE_RATE_LIMIT_BURST: '100000',
     MANETTE_REALTIME_TOKEN_TTL_S: String(TOKEN_TTL_S),
     MANETTE_STEAM_API_URL: steam.url, MANETTE_STEAM_PUBLISHER_KEY: steam.publisherKey,
+    MANETTE_DISCORD_API_URL: discord.apiUrl,
     LOG_LEVEL: 'silent',
   });
   const logger = pino({ level: 'silent' });
@@ -85,6 +95,7 @@ export async function startConformanceServer(databaseUrl: string, adminUrl: stri
     ...JSON.parse(await readFile(path.join(HERE, 'game.json'), 'utf8')) as Record<string, unknown>,
     connexions: {
       steam: { app_id: 480 },
+      discord: { client_id: DISCORD_CLIENT_ID },
       [TOKEN_PROVIDER]: { emetteur: TOKEN_ISSUER, audience: TOKEN_AUDIENCE, jwks_url: `${keySets.origin}/jwks.json` },
     },
   };
@@ -120,11 +131,23 @@ export async function startConformanceServer(databaseUrl: string, adminUrl: stri
   let realtimeOps = Promise.resolve();
   const realtimeOp = (op: () => Promise<void>) => (realtimeOps = realtimeOps.then(op, op));
   const routes: Record<string, (body: Record<string, unknown>) => Promise<unknown> | unknown> = {
-    'GET /config': () => ({ baseUrl, keys, tokenTtlS: TOKEN_TTL_S, steam: { appId: 480 }, tokenProvider: TOKEN_PROVIDER }),
+    'GET /config': () => ({ baseUrl, keys, tokenTtlS: TOKEN_TTL_S, steam: { appId: 480 }, discord: { clientId: DISCORD_CLIENT_ID }, tokenProvider: TOKEN_PROVIDER }),
     'POST /identity-token': async (body) => {
       const sub = typeof body.sub === 'string' && body.sub.length >= 1 && body.sub.length <= 64 ? body.sub : 'sujet';
       const now = Math.floor(Date.now() / 1000);
       return { jeton: await sign(signingKey, { iss: TOKEN_ISSUER, aud: TOKEN_AUDIENCE, sub, iat: now, exp: now + 600, jti: randomUUID() }) };
+    },
+    'POST /discord-code': (body) => {
+      const text = (v: unknown) => (typeof v === 'string' && v.length >= 1 && v.length <= 2048 ? v : undefined);
+      const id = typeof body.user_id === 'string' && /^[0-9]{1,20}$/.test(body.user_id) ? body.user_id : undefined;
+      if (!id) throw new Error('user_id: a Discord user id (1 to 20 digits) is expected');
+      const username = text(body.username) ?? `discord${id}`;
+      return {
+        code: discord.authorize({
+          client_id: DISCORD_CLIENT_ID, user: { id, username },
+          code_challenge: text(body.code_challenge), redirect_uri: text(body.redirect_uri),
+        }),
+      };
     },
     'POST /realtime/stop': () => realtimeOp(async () => { await realtime?.close(); realtime = undefined; }).then(() => ({ ok: true })),
     'POST /realtime/start': () => realtimeOp(async () => { realtime ??= await runRealtime(realtimePort); }).then(() => ({ ok: true })),
@@ -146,7 +169,9 @@ export async function startConformanceServer(databaseUrl: string, adminUrl: stri
       let text = '';
       for await (const chunk of req) text += chunk;
       const body = text ? JSON.parse(text) as Record<string, unknown> : {};
-      res.writeHead(200, headers).end(JSON.stringify(await route(body)));
+      // The answer first: a route that throws is a 500 (headers not yet sent), not a crash.
+      const answer = JSON.stringify(await route(body));
+      res.writeHead(200, headers).end(answer);
     } catch (err) {
       res.writeHead(500, headers).end(JSON.stringify({ error: (err as Error).message }));
     }
@@ -164,6 +189,7 @@ export async function startConformanceServer(databaseUrl: string, adminUrl: stri
       await realtimeOp(async () => { await realtime?.close(); realtime = undefined; });
       await pool.end();
       await steam.close();
+      await discord.close();
       await keySets.close();
     },
   };

@@ -13,7 +13,7 @@ import { conformanceCases, startConformanceServer, type ConformanceServer } from
 import type { CaseResult } from '../conformance/browser-sdk/cases.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
-/** A whole run: 19 cases, one of them over 45 s (token renewal), the rest a few seconds each. */
+/** A whole run: 22 cases, one of them over 45 s (token renewal), the rest a few seconds each. */
 export const CONFORMANCE_MS = 600_000;
 
 /** Whether a tool the suite needs is here; on CI (CI=true) a missing one fails instead of skipping. */

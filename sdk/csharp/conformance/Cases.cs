@@ -50,6 +50,7 @@ namespace Manette.Conformance
                 { "auth_logout", AuthLogout },
                 { "auth_token", AuthToken },
                 { "auth_steam", AuthSteam },
+                { "auth_discord", AuthDiscord },
                 { "tables", TablesCase },
                 { "files", FilesCase },
                 { "leaderboards", LeaderboardsCase },
@@ -452,6 +453,57 @@ namespace Manette.Conformance
             await h.Auth.Guest(newGuest: true);
             var conflict = await Rejects(() => h.Auth.LinkWithSteam(SteamTestTicket(steamId)));
             Same(new object[] { conflict.Error, conflict.Status }, new object[] { "identity_taken", 409 }, "linking a Steam account that is a player");
+        }
+
+        /// <summary>What Discord gives when the user `userId` approves the game's application (POST /discord-code).</summary>
+        async Task<string> DiscordCode(string userId, string codeChallenge, string redirectUri = null)
+        {
+            var body = new Dictionary<string, object> { { "user_id", userId }, { "username", "u" + userId }, { "code_challenge", codeChallenge } };
+            if (redirectUri != null) body["redirect_uri"] = redirectUri;
+            string code = JsonRead.Str(await Control("POST", "/discord-code", body), "code");
+            Check(!string.IsNullOrEmpty(code), "POST /discord-code gives a code");
+            return code;
+        }
+
+        /// <summary>A new Discord user id (a snowflake: digits).</summary>
+        static string NewDiscordUserId()
+        {
+            lock (SteamIds) return "1" + SteamIds.Next(0, 1000000000).ToString("D9") + SteamIds.Next(0, 100000000).ToString("D8");
+        }
+
+        async Task AuthDiscord()
+        {
+            string userId = NewDiscordUserId();
+            const string redirectUri = "https://conformite.manette.test/discord";
+            var pair = Pkce.Create();
+            string first = await DiscordCode(userId, pair.CodeChallenge, redirectUri);
+            var a = NewClient();
+            var j = await a.Auth.LoginWithDiscord(first, pair.CodeVerifier, redirectUri);
+            Check(j != null && !string.IsNullOrEmpty(j.Id) && !j.Invite, "a code of a new Discord user gives a player");
+            Check(a.Auth.Token != null && a.Auth.Player != null && a.Auth.Player.Id == j.Id, "the session is kept");
+            Same((await a.Auth.Restore()).Id, j.Id, "the session is the code's player");
+            var again = Pkce.Create();
+            string second = await DiscordCode(userId, again.CodeChallenge);
+            Same((await NewClient().Auth.LoginWithDiscord(second, again.CodeVerifier)).Id, j.Id, "another code of the same Discord user: the same player");
+            var b = NewClient();
+            var used = await Rejects(() => b.Auth.LoginWithDiscord(first, pair.CodeVerifier, redirectUri));
+            Same(new object[] { used.Error, used.Status }, new object[] { "invalid_credentials", 401 }, "the first code again");
+            Check(b.Auth.Token == null, "no session after a refused code");
+            // A guest links a Discord account.
+            var g = NewClient();
+            var guest = await g.Auth.Guest(newGuest: true);
+            Check(guest.Invite, "a guest");
+            var other = Pkce.Create();
+            var linked = await g.Auth.LinkWithDiscord(await DiscordCode(NewDiscordUserId(), other.CodeChallenge), other.CodeVerifier);
+            Same(new object[] { linked.Id, linked.Invite }, new object[] { guest.Id, false }, "the linked guest keeps its id");
+            Same(g.Auth.Player.Invite, false, "the kept player is linked");
+            var h = NewClient();
+            await h.Auth.Guest(newGuest: true);
+            var taken = Pkce.Create();
+            string ofUser = await DiscordCode(userId, taken.CodeChallenge);
+            var conflict = await Rejects(() => h.Auth.LinkWithDiscord(ofUser, taken.CodeVerifier));
+            Same(new object[] { conflict.Error, conflict.Status }, new object[] { "identity_taken", 409 }, "linking a Discord account that is a player");
+            Same(h.Auth.Player.Invite, true, "a refused link leaves the guest a guest");
         }
 
         /// <summary>The key the SDK stores a game's session under (FNV-1a of the API key, base 36).</summary>

@@ -45,8 +45,8 @@ namespace Manette.Tests
 {
     /// <summary>
     /// The platform logins against the conformance server (ignored without MANETTE_CONFORMANCE_URL),
-    /// beyond the auth_token and auth_steam cases: the conformance games declare no Discord, so a
-    /// Discord code is refused with `fournisseur_inconnu`, the route and the error's typing checked.
+    /// beyond the auth_token, auth_steam and auth_discord cases: a Discord code the stand-in never
+    /// gave is refused with `invalid_credentials`, the route and the error's typing checked.
     /// </summary>
     [TestFixture]
     public class PlatformServerTests
@@ -82,18 +82,18 @@ namespace Manette.Tests
         }
 
         [Test]
-        public void ADiscordCodeForAGameWithoutDiscordIsFournisseurInconnu()
+        public void ADiscordCodeDiscordNeverGaveIsInvalidCredentials()
         {
             using (var c = Client())
             {
                 var pkce = Pkce.Create();
                 var err = Refused(() => c.Auth.LoginWithDiscord("code-de-test", pkce.CodeVerifier, "http://127.0.0.1:9/discord"));
-                Assert.AreEqual("fournisseur_inconnu", err.Error);
-                Assert.AreEqual(400, err.Status);
+                Assert.AreEqual("invalid_credentials", err.Error);
+                Assert.AreEqual(401, err.Status);
                 Assert.IsNull(c.Auth.Token);
                 c.Auth.Guest(newGuest: true).GetAwaiter().GetResult();
                 err = Refused(() => c.Auth.LinkWithDiscord("code-de-test"));
-                Assert.AreEqual("fournisseur_inconnu", err.Error);
+                Assert.AreEqual("invalid_credentials", err.Error);
                 Assert.IsTrue(c.Auth.Player.Invite, "a refused link leaves the guest a guest");
             }
         }

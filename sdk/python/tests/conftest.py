@@ -115,6 +115,20 @@ class World:
         """A fresh identity token of the conformance server's provider (``tokenProvider``) for ``sub``."""
         return self.control.post("/identity-token", {"sub": sub})["jeton"]
 
+    @staticmethod
+    def discord_user_id() -> str:
+        """A new Discord user id (a snowflake: digits)."""
+        return str(10 ** 17 + secrets.randbelow(9 * 10 ** 17))
+
+    def discord_code(self, user_id: str, code_challenge: Optional[str] = None, redirect_uri: Optional[str] = None) -> str:
+        """What Discord gives when the user ``user_id`` approves the game's application (its stand-in)."""
+        body: Dict[str, Any] = {"user_id": user_id, "username": f"u{user_id}"}
+        if code_challenge is not None:
+            body["code_challenge"] = code_challenge
+        if redirect_uri is not None:
+            body["redirect_uri"] = redirect_uri
+        return self.control.post("/discord-code", body)["code"]
+
     def player(self, key: str = "default", lang: str = "fr", storage: Any = None) -> manette.Client:
         c = self.client(key, lang, storage)
         p = self.pseudo()

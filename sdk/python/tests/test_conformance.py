@@ -167,6 +167,39 @@ def test_auth_steam(world: World):
     assert (err.value.error, err.value.status) == ("invalid_credentials", 401), "a ticket used again"
 
 
+def test_auth_discord(world: World):
+    user_id = world.discord_user_id()
+    redirect_uri = "https://conformite.manette.test/discord"
+    pair = manette.create_pkce_pair()
+    first = world.discord_code(user_id, code_challenge=pair["code_challenge"], redirect_uri=redirect_uri)
+    a = world.client()
+    joueur = a.auth.login_with_discord(first, code_verifier=pair["code_verifier"], redirect_uri=redirect_uri)
+    assert joueur["id"] and joueur["invite"] is False and a.auth.token and a.auth.player["id"] == joueur["id"], "a session is kept"
+    assert a.table("notes").list() == []  # the token works
+    again = manette.create_pkce_pair()
+    second = world.discord_code(user_id, code_challenge=again["code_challenge"])
+    assert world.client().auth.login_with_discord(second, code_verifier=again["code_verifier"])["id"] == joueur["id"], \
+        "the same Discord user, the same player"
+    with pytest.raises(manette.ManetteError) as err:
+        world.client().auth.login_with_discord(first, code_verifier=pair["code_verifier"], redirect_uri=redirect_uri)
+    assert (err.value.error, err.value.status) == ("invalid_credentials", 401), "a code used again"
+    guest = world.client()
+    g = guest.auth.guest(appareil_id=False)
+    other = manette.create_pkce_pair()
+    code = world.discord_code(world.discord_user_id(), code_challenge=other["code_challenge"])
+    linked = guest.auth.link(code=code, code_verifier=other["code_verifier"])
+    assert (linked["id"], linked["invite"]) == (g["id"], False), "the guest linked, the same id"
+    assert guest.auth.player["invite"] is False
+    h = world.client()
+    h.auth.guest(appareil_id=False)
+    taken = manette.create_pkce_pair()
+    of_user = world.discord_code(user_id, code_challenge=taken["code_challenge"])
+    with pytest.raises(manette.ManetteError) as err:
+        h.auth.link(code=of_user, code_verifier=taken["code_verifier"])
+    assert (err.value.error, err.value.status) == ("identity_taken", 409), "linking a Discord account that is a player"
+    assert h.auth.player["invite"] is True, "a refused link leaves the guest a guest"
+
+
 # -- data ------------------------------------------------------------------------------------
 
 def test_tables(world: World):

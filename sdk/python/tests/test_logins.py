@@ -60,11 +60,11 @@ def test_typed_errors_of_the_logins(world: World):
         c.auth.login_with_token("not-declared", world.identity_token("x"))
     assert (err.value.error, err.value.status) == ("fournisseur_inconnu", 400)
     assert "provider" in err.value.message  # in the client's language
-    # The conformance games declare no Discord: the code is refused before Discord is asked.
+    # A code Discord never gave (the conformance games declare Discord: auth_discord).
     pair = manette.create_pkce_pair()
     with pytest.raises(manette.ManetteError) as err:
         c.auth.login_with_discord("a-code", code_verifier=pair["code_verifier"], redirect_uri="https://jeu.example/discord")
-    assert (err.value.error, err.value.status) == ("fournisseur_inconnu", 400)
+    assert (err.value.error, err.value.status) == ("invalid_credentials", 401)
     with pytest.raises(manette.ManetteError) as err:
         c.auth.login_with_token(world.control.config["tokenProvider"], "not-a-jwt")
     assert (err.value.error, err.value.status) == ("invalid_credentials", 401)

@@ -2,11 +2,14 @@
 // run from Node (node-runner.ts) and in Chromium (test/sdk-conformance-browser.test.ts),
 // against the conformance server. Plain code, no test framework: it runs in a page too.
 import type { ManetteClient, ManetteError, Partie } from '../../../sdk/src/index.js';
+import type { createPkcePair as CreatePkcePair } from '../../../sdk/src/index.js';
 
 export interface Storage { getItem(k: string): string | null; setItem(k: string, v: string): void; removeItem(k: string): void }
 export interface ConformanceEnv {
   /** A client of the SDK on the conformance server (baseUrl, realtime loading set by the runner). */
   createClient(opts: { apiKey: string; lang?: 'fr' | 'en'; storage: Storage }): ManetteClient;
+  /** The SDK's PKCE helper (Manette.createPkcePair). */
+  createPkcePair: typeof CreatePkcePair;
   /** The control API's URL. */
   control: string;
   log?: (line: string) => void;
@@ -50,6 +53,10 @@ export async function runConformance(env: ConformanceEnv, only?: string[]): Prom
   const identityToken = async (sub: string) => (await control('POST', '/identity-token', { sub })).jeton as string;
   /** A test ticket of the twin's Steam stand-in: the hex of manette-test-ticket:<SteamID64>:<unique>. */
   const steamTicket = (steamId: string) => Array.from(new TextEncoder().encode(`manette-test-ticket:${steamId}:${unique('t')}`), (b) => b.toString(16).padStart(2, '0')).join('');
+  /** What Discord gives when the user `userId` approves the game's application (POST /discord-code). */
+  const discordCode = async (userId: string, p: { codeChallenge?: string; redirectUri?: string } = {}) =>
+    (await control('POST', '/discord-code', { user_id: userId, username: `u${userId}`, code_challenge: p.codeChallenge, redirect_uri: p.redirectUri })).code as string;
+  const discordUserId = () => `1${String(Math.floor(Math.random() * 1e9)).padStart(9, '0')}${String(Date.now() % 1e8).padStart(8, '0')}`;
   let n = 0;
   const unique = (p: string) => `${p}${Date.now().toString(36).slice(-5)}${(n++).toString(36)}${Math.random().toString(36).slice(2, 5)}`;
   const newClient = (opts: { key?: string; lang?: 'fr' | 'en'; storage?: Storage } = {}) =>
@@ -191,6 +198,34 @@ export async function runConformance(env: ConformanceEnv, only?: string[]): Prom
       same((await newClient().auth.loginWithSteam(steamTicket(steamId))).id, joueur.id, 'the same SteamID, the same player');
       const replay = await rejects(newClient().auth.loginWithSteam(first));
       same([replay.code, replay.status], ['invalid_credentials', 401], 'a ticket used again');
+    },
+    async auth_discord() {
+      const userId = discordUserId();
+      const redirectUri = 'https://conformite.manette.test/discord';
+      const pair = await env.createPkcePair();
+      const first = await discordCode(userId, { codeChallenge: pair.codeChallenge, redirectUri });
+      const a = newClient();
+      const joueur = await a.auth.loginWithDiscord({ code: first, codeVerifier: pair.codeVerifier, redirectUri });
+      check(a.auth.token && a.auth.player?.id === joueur.id && joueur.invite === false, 'a session is kept');
+      same((await a.economy.wallet()).find((s) => s.code === 'or')?.solde, 100, 'an authenticated call of the session');
+      const again = await env.createPkcePair();
+      const second = await discordCode(userId, { codeChallenge: again.codeChallenge });
+      same((await newClient().auth.loginWithDiscord({ code: second, codeVerifier: again.codeVerifier })).id, joueur.id, 'the same Discord user, the same player');
+      const replay = await rejects(newClient().auth.loginWithDiscord({ code: first, codeVerifier: pair.codeVerifier, redirectUri }));
+      same([replay.code, replay.status], ['invalid_credentials', 401], 'a code used again');
+      const guest = newClient();
+      const g = await guest.auth.guest({ appareilId: false });
+      const other = await env.createPkcePair();
+      const linked = await guest.auth.link({ fournisseur: 'discord', code: await discordCode(discordUserId(), { codeChallenge: other.codeChallenge }), codeVerifier: other.codeVerifier });
+      same([linked.id, linked.invite], [g.id, false], 'the guest linked, the same id');
+      same(guest.auth.player?.invite, false, 'the kept player is no longer a guest');
+      const h = newClient();
+      await h.auth.guest({ appareilId: false });
+      const taken = await env.createPkcePair();
+      const ofUser = await discordCode(userId, { codeChallenge: taken.codeChallenge });
+      const conflict = await rejects(h.auth.link({ fournisseur: 'discord', code: ofUser, codeVerifier: taken.codeVerifier }));
+      same([conflict.code, conflict.status], ['identity_taken', 409], 'linking a Discord account that is a player');
+      same(h.auth.player?.invite, true, 'a refused link leaves the guest a guest');
     },
     async tables() {
       const { client } = await registered();

@@ -7,8 +7,8 @@ import { writeFile } from 'node:fs/promises';
 import WebSocket from 'ws';
 import { runConformance } from './cases.js';
 // @ts-expect-error: the built bundle; its declarations are sdk/dist/manette.d.ts
-import { createClient } from '../../../sdk/dist/manette.mjs';
-import type { createClient as CreateClient } from '../../../sdk/src/index.js';
+import { createClient, createPkcePair } from '../../../sdk/dist/manette.mjs';
+import type { createClient as CreateClient, createPkcePair as CreatePkcePair } from '../../../sdk/src/index.js';
 
 const control = process.env.MANETTE_CONFORMANCE_URL;
 if (!control) throw new Error('MANETTE_CONFORMANCE_URL is not set');
@@ -19,6 +19,7 @@ const results = await runConformance({
   createClient: (opts) => (createClient as typeof CreateClient)({
     ...opts, baseUrl: config.baseUrl, transport: WebSocket, realtime: () => import('@supabase/realtime-js'),
   }),
+  createPkcePair: createPkcePair as typeof CreatePkcePair,
   log: (line) => console.log(line),
 }, only);
 if (process.env.MANETTE_CONFORMANCE_REPORT) {
