@@ -28,6 +28,8 @@ import { migrate } from '../api/db/migrate.js';
 import { applyGameFile } from '../api/config/apply.js';
 import { freePort, reportRatio, sessionPooler } from './support.js';
 import { load } from './load.js';
+import { readdirSync } from 'node:fs';
+import { statFields } from '../twin/procs.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -37,10 +39,15 @@ const { values: opts } = parseArgs({
     rounds: { type: 'string', default: '3' },
     processes: { type: 'string', default: String(availableParallelism()) },
     players: { type: 'string', default: '64' },
+    only: { type: 'string' },
+    // Settings for the façade's processes, K=V (repeatable): e.g. LOG_LEVEL=silent to measure what logging costs.
+    'facade-env': { type: 'string', multiple: true, default: [] },
     'no-wrk': { type: 'boolean', default: false },
     // Also measure with autocannon, the client this bench used before (the cause of its
     // disagreement with wrk: docs/performance.md).
     autocannon: { type: 'boolean', default: false },
+    // A CPU profile of every façade process into this folder (node --cpu-prof), written when it stops.
+    profile: { type: 'string' },
   },
 });
 const SECONDS = Number(opts.seconds);
@@ -84,6 +91,21 @@ async function waitForHttp(url: string, child: ChildProcess) {
     try { await fetch(url); return; } catch { await new Promise((r) => setTimeout(r, 200)); }
   }
   throw new Error(`${url}: no answer after 60 s`);
+}
+
+/** CPU seconds used so far by a process and its children (a server's primary and workers). */
+function treeCpu(root: number): { all: number; primary: number } {
+  let all = 0;
+  let primary = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const f = statFields(Number(entry));
+    if (!f || (Number(entry) !== root && Number(f[1]) !== root)) continue;
+    const cpu = (Number(f[11]) + Number(f[12])) / 100;
+    all += cpu;
+    if (Number(entry) === root) primary += cpu;
+  }
+  return { all, primary };
 }
 
 const median = (xs: number[]) => {
@@ -130,13 +152,16 @@ try {
   async function startServers() {
     const facadePort = await freePort();
     const log = await open(path.join(dir, 'facade.log'), 'w');
-    const facade = spawn(process.execPath, [path.join(ROOT, 'bin', 'manette.js'), 'start'], {
+    // --cpu-prof is refused in NODE_OPTIONS; node:cluster gives the workers the primary's execArgv.
+    const profile = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opts.profile)}`] : [];
+    const facade = spawn(process.execPath, [...profile, path.join(ROOT, 'bin', 'manette.js'), 'start'], {
       cwd: ROOT, stdio: ['ignore', log.fd, log.fd],
       env: {
         ...process.env, DATABASE_URL: dbUrl, PORT: String(facadePort), HOST: '127.0.0.1', MANETTE_WORKERS: String(PROCESSES),
         MANETTE_DATA_DIR: path.join(dir, 'data'), MANETTE_RATE_LIMIT_RPS: '1000000', MANETTE_RATE_LIMIT_BURST: '1000000',
         // Supabase Realtime's settings: no local stand-in in this process (the bare server has none either).
         MANETTE_REALTIME_URL: 'ws://127.0.0.1:1/realtime/v1', MANETTE_REALTIME_JWT_SECRET: 'b'.repeat(40), LOG_LEVEL: 'info',
+        ...Object.fromEntries(opts['facade-env'].map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
       },
     });
     children.push(facade);
@@ -146,7 +171,7 @@ try {
     await waitForHttp(`http://127.0.0.1:${facadePort}/health`, facade);
     await waitForHttp(`http://127.0.0.1:${barePort}/nothing`, bare);
     return {
-      facadePort, barePort,
+      facadePort, barePort, facadePid: facade.pid!, barePid: bare.pid!,
       async stop() {
         await Promise.all([facade, bare].map(stopChild));
         await log.close();
@@ -163,6 +188,7 @@ try {
       bodyJs: (n) => `{"valeur":${n}}`, bodyLua: '\'{"valeur":\' .. n .. \'}\'',
     },
   ];
+  if (opts.only) paths.splice(0, paths.length, ...paths.filter((p) => p.short === opts.only));
   const requestText = (p: Path, port: number) => (n: number) => {
     const body = p.bodyJs(n);
     return `POST ${p.path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nx-api-key: ${key}\r\nx-player-token: ${tokens[n % PLAYERS]}\r\n`
@@ -187,7 +213,7 @@ try {
     return file;
   };
 
-  interface Measure { rps: number; p50: number; p99: number; cpuMsPerRequest?: number }
+  interface Measure { rps: number; p50: number; p99: number; cpuMsPerRequest?: number; serverCpuMsPerRequest?: number; primaryCpuMsPerRequest?: number }
   async function measureLoad(port: number, p: Path, seconds: number): Promise<Measure> {
     const r = await load(port, { connections: CONNECTIONS, seconds }, requestText(p, port));
     if (r.non2xx > 0) throw new Error(`${p.name} on ${port}: ${r.non2xx} non-2xx answers, the first: ${r.firstNon2xx}`);
@@ -232,7 +258,14 @@ try {
   };
   const loads: number[] = [];
 
-  const { facadePort, barePort, stop } = await startServers();
+  const { facadePort, barePort, facadePid, barePid, stop } = await startServers();
+  // A measure, with the CPU its server (all its processes) spent per answer.
+  const withServerCpu = async (pid: number, seconds: number, run: () => Promise<Measure>): Promise<Measure> => {
+    const before = treeCpu(pid);
+    const m = await run();
+    const after = treeCpu(pid);
+    return { ...m, serverCpuMsPerRequest: ((after.all - before.all) * 1000) / (m.rps * seconds), primaryCpuMsPerRequest: ((after.primary - before.primary) * 1000) / (m.rps * seconds) };
+  };
   try {
     for (const p of paths) {
       const script = wrk ? await luaFile(p) : '';
@@ -242,8 +275,8 @@ try {
           const order = round % 2 === 0 ? ['facade', 'bare'] as const : ['bare', 'facade'] as const;
           for (const side of order) {
             const port = side === 'facade' ? facadePort : barePort;
-            slot(p, g)[side].push(g === 'wrk' ? await measureWrk(port, p, script)
-              : g === 'autocannon' ? await measureAutocannon(port, p, SECONDS) : await measureLoad(port, p, SECONDS));
+            slot(p, g)[side].push(await withServerCpu(side === 'facade' ? facadePid : barePid, SECONDS, () => (g === 'wrk' ? measureWrk(port, p, script)
+              : g === 'autocannon' ? measureAutocannon(port, p, SECONDS) : measureLoad(port, p, SECONDS))));
             loads.push(loadavg()[0]!);
           }
         }
@@ -257,8 +290,8 @@ try {
     + `the façade (\`manette start\`, MANETTE_WORKERS=${PROCESSES}, logs, CORS, rate limits on) and the bare node:http + pg server `
     + `(${PROCESSES} process${PROCESSES > 1 ? 'es' : ''}, node:cluster), both with a pool of ${Math.max(2, Math.ceil(20 / PROCESSES))} per process; `
     + `${WARMUP} s warm-up per server and path, then ${ROUNDS} rounds of ${SECONDS} s per server and client, alternating; medians. `
-    + `Clients: bench/load.ts (in this process)${wrk ? ` and wrk ${wrk} (-t1 -c${CONNECTIONS}, Lua script)` : '; wrk not installed: the comparison with wrk is skipped (apt-get install wrk)'}.`);
-  const header = ['path', 'client', 'façade req/s', 'bare req/s', 'ratio', 'façade p50/p99 ms', 'bare p50/p99 ms', 'client CPU ms/req'];
+    + `Clients: bench/load.ts (in this process)${wrk ? ` and wrk ${wrk} (-t1 -c${CONNECTIONS}, Lua script)` : '; wrk not run (not installed, or --no-wrk): the comparison with wrk is skipped'}.`);
+  const header = ['path', 'client', 'façade req/s', 'bare req/s', 'ratio', 'façade p50/p99 ms', 'bare p50/p99 ms', 'server CPU ms/req façade (its primary)/bare', 'client CPU ms/req'];
   const rows: string[][] = [];
   const ratios = new Map<string, number>();
   for (const p of paths) {
@@ -269,7 +302,8 @@ try {
       const f = (m: Measure[]) => `${median(m.map((x) => x.p50)).toFixed(1)}/${median(m.map((x) => x.p99)).toFixed(1)}`;
       const cpu = r.facade.concat(r.bare).map((x) => x.cpuMsPerRequest).filter((x): x is number => x !== undefined);
       rows.push([p.name, g === 'bench' ? 'bench/load.ts' : g, median(r.facade.map((x) => x.rps)).toFixed(0), median(r.bare.map((x) => x.rps)).toFixed(0),
-        ratio.toFixed(2), f(r.facade), f(r.bare), cpu.length ? median(cpu).toFixed(3) : '-']);
+        ratio.toFixed(2), f(r.facade), f(r.bare),
+        `${median(r.facade.map((x) => x.serverCpuMsPerRequest!)).toFixed(3)} (${median(r.facade.map((x) => x.primaryCpuMsPerRequest!)).toFixed(3)})/${median(r.bare.map((x) => x.serverCpuMsPerRequest!)).toFixed(3)}`, cpu.length ? median(cpu).toFixed(3) : '-']);
     }
   }
   const widths = header.map((_, i) => Math.max(...[header, ...rows].map((r) => r[i]!.length)));
@@ -293,7 +327,7 @@ try {
       reportRatio(`façade / bare server, ${p.short} (${g === 'wrk' ? 'wrk' : 'bench'})`, ratios.get(`${p.short}|${g}`)!, { atLeast: GOAL });
     }
   }
-  if (!wrk) console.log('wrk: not installed, its comparison skipped');
+  if (!wrk) console.log(opts['no-wrk'] ? 'wrk: not run (--no-wrk)' : 'wrk: not installed, its comparison skipped (apt-get install wrk)');
 } catch (err) {
   console.error(err);
   process.exitCode = 1;
