@@ -237,14 +237,28 @@ try {
   }
   const ms = (v: string, unit: string) => Number(v) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? NaN);
   async function measureWrk(port: number, p: Path, script: string): Promise<Measure> {
-    const { stdout } = await execFileP('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`, '--latency', '-s', script, `http://127.0.0.1:${port}`]);
+    // wrk's own CPU, read from /proc while it runs (its last reading before it exits).
+    const child = spawn('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`, '--latency', '-s', script, `http://127.0.0.1:${port}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    let cpu = 0;
+    child.stdout!.on('data', (d: Buffer) => { stdout += d.toString(); });
+    const poll = setInterval(() => {
+      const f = statFields(child.pid!);
+      if (f) cpu = (Number(f[11]) + Number(f[12])) / 100;
+    }, 250);
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    clearInterval(poll);
+    if (code !== 0) throw new Error(`wrk exited ${code}:\n${stdout}`);
     const rps = /Requests\/sec:\s*([\d.]+)/.exec(stdout);
     const non2xx = /non2xx (\d+)/.exec(stdout);
     const socketErrors = /Socket errors: (.*)/.exec(stdout);
     if (!rps || !non2xx || Number(non2xx[1]) > 0 || socketErrors) throw new Error(`wrk on ${p.name} (${port}):\n${stdout}`);
     const p50 = /\s50%\s+([\d.]+)(us|ms|s)/.exec(stdout);
     const p99 = /\s99%\s+([\d.]+)(us|ms|s)/.exec(stdout);
-    return { rps: Number(rps[1]), p50: p50 ? ms(p50[1]!, p50[2]!) : NaN, p99: p99 ? ms(p99[1]!, p99[2]!) : NaN };
+    return {
+      rps: Number(rps[1]), p50: p50 ? ms(p50[1]!, p50[2]!) : NaN, p99: p99 ? ms(p99[1]!, p99[2]!) : NaN,
+      cpuMsPerRequest: (cpu * 1000) / (Number(rps[1]) * SECONDS),
+    };
   }
 
   type Gen = 'bench' | 'wrk' | 'autocannon';
