@@ -15,7 +15,8 @@
 //   independent client in the same run;
 // - `rounds` rounds, the façade and the bare server taken in turn (their order alternating);
 //   the ratio of a round is façade / bare of that round; the medians are printed.
-//   node bin/run-ts.js bench/facade.ts [--seconds 5] [--connections 32] [--rounds 3] [--processes N] [--players 64]
+//   node bin/run-ts.js bench/facade.ts [--seconds 3] [--connections 32] [--rounds 5] [--processes N] [--players 64]
+//     [--autocannon] [--no-wrk] [--only shop|scores] [--facade-env K=V ...] [--profile DIR]
 import { execFile, fork, spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -33,10 +34,10 @@ import { statFields } from '../twin/procs.js';
 
 const { values: opts } = parseArgs({
   options: {
-    seconds: { type: 'string', default: '5' },
-    warmup: { type: 'string', default: '3' },
+    seconds: { type: 'string', default: '3' },
+    warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '32' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     processes: { type: 'string', default: String(availableParallelism()) },
     players: { type: 'string', default: '64' },
     only: { type: 'string' },
@@ -305,18 +306,19 @@ try {
     + `(${PROCESSES} process${PROCESSES > 1 ? 'es' : ''}, node:cluster), both with a pool of ${Math.max(2, Math.ceil(20 / PROCESSES))} per process; `
     + `${WARMUP} s warm-up per server and path, then ${ROUNDS} rounds of ${SECONDS} s per server and client, alternating; medians. `
     + `Clients: bench/load.ts (in this process)${wrk ? ` and wrk ${wrk} (-t1 -c${CONNECTIONS}, Lua script)` : '; wrk not run (not installed, or --no-wrk): the comparison with wrk is skipped'}.`);
-  const header = ['path', 'client', 'façade req/s', 'bare req/s', 'ratio', 'façade p50/p99 ms', 'bare p50/p99 ms', 'server CPU ms/req façade (its primary)/bare', 'client CPU ms/req'];
+  const header = ['path', 'client', 'façade req/s', 'bare req/s', 'ratio (rounds)', 'façade p50/p99 ms', 'bare p50/p99 ms', 'server CPU ms/req façade (its primary)/bare', 'client CPU ms/req'];
   const rows: string[][] = [];
   const ratios = new Map<string, number>();
   for (const p of paths) {
     for (const g of generators) {
       const r = slot(p, g);
-      const ratio = median(r.facade.map((f, i) => f.rps / r.bare[i]!.rps));
+      const perRound = r.facade.map((f, i) => f.rps / r.bare[i]!.rps);
+      const ratio = median(perRound);
       ratios.set(`${p.short}|${g}`, ratio);
       const f = (m: Measure[]) => `${median(m.map((x) => x.p50)).toFixed(1)}/${median(m.map((x) => x.p99)).toFixed(1)}`;
       const cpu = r.facade.concat(r.bare).map((x) => x.cpuMsPerRequest).filter((x): x is number => x !== undefined);
       rows.push([p.name, g === 'bench' ? 'bench/load.ts' : g, median(r.facade.map((x) => x.rps)).toFixed(0), median(r.bare.map((x) => x.rps)).toFixed(0),
-        ratio.toFixed(2), f(r.facade), f(r.bare),
+        `${ratio.toFixed(2)} (${Math.min(...perRound).toFixed(2)}–${Math.max(...perRound).toFixed(2)})`, f(r.facade), f(r.bare),
         `${median(r.facade.map((x) => x.serverCpuMsPerRequest!)).toFixed(3)} (${median(r.facade.map((x) => x.primaryCpuMsPerRequest!)).toFixed(3)})/${median(r.bare.map((x) => x.serverCpuMsPerRequest!)).toFixed(3)}`, cpu.length ? median(cpu).toFixed(3) : '-']);
     }
   }
