@@ -324,6 +324,7 @@ try {
   }
   const widths = header.map((_, i) => Math.max(...[header, ...rows].map((r) => r[i]!.length)));
   for (const r of [header, ...rows]) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join('  '));
+  const agreement: [string, number][] = [];
   if (wrk) {
     for (const p of paths) {
       const b = slot(p, 'bench');
@@ -332,7 +333,10 @@ try {
       const rb = ratios.get(`${p.short}|bench`)!;
       const rw = ratios.get(`${p.short}|wrk`)!;
       const agree = Math.abs(rb / rw - 1) <= 0.1;
-      console.log(`${p.short}: bench vs wrk, ratio ${rb.toFixed(2)} vs ${rw.toFixed(2)} (${diff(rb, rw)}), `
+      // The same, round by round (the two clients' pairs of a round are seconds apart).
+      const perRound = median(b.facade.map((f, i) => (f.rps / b.bare[i]!.rps) / (w.facade[i]!.rps / w.bare[i]!.rps)));
+      agreement.push([p.short, rb / rw]);
+      console.log(`${p.short}: bench vs wrk, ratio ${rb.toFixed(2)} vs ${rw.toFixed(2)} (${diff(rb, rw)}; round by round, median ${diff(perRound, 1)}), `
         + `façade ${diff(median(b.facade.map((x) => x.rps)), median(w.facade.map((x) => x.rps)))}, `
         + `bare ${diff(median(b.bare.map((x) => x.rps)), median(w.bare.map((x) => x.rps)))}: ${agree ? 'agree within 10 %' : 'DISAGREE by more than 10 %'}`);
     }
@@ -343,6 +347,7 @@ try {
       reportRatio(`façade / bare server, ${p.short} (${g === 'wrk' ? 'wrk' : 'bench'})`, ratios.get(`${p.short}|${g}`)!, { atLeast: GOAL });
     }
   }
+  for (const [short, value] of agreement) reportRatio(`façade bench / wrk, ${short} (its ratio by either client)`, value, { atLeast: 0.9, atMost: 1.1 });
   if (!wrk) console.log(opts['no-wrk'] ? 'wrk: not run (--no-wrk)' : 'wrk: not installed, its comparison skipped (apt-get install wrk)');
 } catch (err) {
   console.error(err);
