@@ -40,8 +40,10 @@ export async function load(port: number, opts: { connections: number; seconds: n
   const started = performance.now();
   let ended = started;
 
+  const sockets: net.Socket[] = [];
   const runOne = () => new Promise<void>((resolve, reject) => {
     const socket = net.connect({ port, host: '127.0.0.1', noDelay: true });
+    sockets.push(socket);
     let buffered: Buffer | undefined;
     let sentAt = 0;
     const send = () => {
@@ -80,11 +82,16 @@ export async function load(port: number, opts: { connections: number; seconds: n
   });
 
   const timer = setTimeout(() => { stopping = true; }, opts.seconds * 1000);
+  // A server that stops answering must not hang the bench: its connections are closed 10 s later.
+  let hung = false;
+  const deadline = setTimeout(() => { hung = true; for (const s of sockets) s.destroy(); }, opts.seconds * 1000 + 10_000);
   try {
     await Promise.all(Array.from({ length: opts.connections }, runOne));
   } finally {
     clearTimeout(timer);
+    clearTimeout(deadline);
   }
+  if (hung) throw new Error(`no answer on some connections 10 s after the end of the run (port ${port})`);
   const cpu = process.cpuUsage(cpuBefore);
   latencies.sort((a, b) => a - b);
   const at = (p: number) => latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]! : NaN;
