@@ -59,13 +59,13 @@ export function createApp(deps: Deps, logger: Logger): express.Express {
 
   // Origins are checked per game inside the database (games.allowed_origins), so the
   // preflight, which carries no key, is answered for every origin.
-  app.use(cors({
+  app.use(corsHeaders(cors({
     origin: true,
     methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
     allowedHeaders: ['x-api-key', 'x-player-token', 'Content-Type', 'Idempotency-Key', 'Accept-Language'],
-    exposedHeaders: ['Retry-After', 'x-request-id'],
+    exposedHeaders: CORS_EXPOSED,
     maxAge: 600,
-  }));
+  })));
 
   app.get('/health', async (_req, res) => {
     try {
@@ -123,7 +123,29 @@ export function createApp(deps: Deps, logger: Logger): express.Express {
 }
 
 function lang(req: Request): Lang {
+  // No Accept-Language (most game clients): French, as the negotiation answers, without it.
+  if (!req.headers['accept-language']) return 'fr';
   return req.acceptsLanguages('fr', 'en') === 'en' ? 'en' : 'fr';
+}
+
+const CORS_EXPOSED = ['Retry-After', 'x-request-id'];
+const CORS_EXPOSED_VALUE = CORS_EXPOSED.join(',');
+
+/**
+ * The cors package's answer headers for a request that is not a preflight, written
+ * directly (what `cors({origin: true, exposedHeaders})` writes: the request's Origin
+ * reflected, `Vary: Origin`, the exposed headers), without its per-request option objects;
+ * preflights (OPTIONS) and an answer that already has a Vary header go to `full`.
+ */
+function corsHeaders(full: (req: Request, res: Response, next: NextFunction) => void) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (req.method === 'OPTIONS' || res.getHeader('Vary') !== undefined) return full(req, res, next);
+    const origin = req.headers.origin;
+    if (origin) res.setHeader('Access-Control-Allow-Origin', origin);
+    res.setHeader('Vary', 'Origin');
+    res.setHeader('Access-Control-Expose-Headers', CORS_EXPOSED_VALUE);
+    next();
+  };
 }
 
 /**

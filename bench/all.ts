@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import path from 'node:path';
+import { RATIO_LINE, type RatioGoal } from './support.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 /** Each comparison: its file, its arguments, and the goal its ratios are read against. */
@@ -14,7 +15,7 @@ export const COMPARISONS: { file: string; args: string[]; goal: string }[] = [
   { file: 'bench/matchmaking.ts', args: [], goal: 'api.matchmaking_join the same order as its minimal writes (≥ 1/3)' },
   { file: 'bench/shop-purchase.ts', args: [], goal: 'api.shop_acheter the same order as its minimal writes (≥ 1/3)' },
   { file: 'bench/leaderboard-submit.ts', args: [], goal: 'api.leaderboards_submit the same order as its minimal writes (≥ 1/3)' },
-  { file: 'bench/facade.ts', args: [], goal: 'façade ≥ 0.8 × the bare node:http + pg server' },
+  { file: 'bench/facade.ts', args: [], goal: 'façade ≥ 0.8 × the bare node:http + pg server, shop and scores, in the bench and in wrk (agreeing within 10 %)' },
   { file: 'bench/login.ts', args: [], goal: 'login and register ≥ 30/s with argon2id at OWASP\'s minimum' },
   { file: 'bench/realtime.ts', args: ['--rates', '100,200,400,600,800'], goal: '100 matches at 1 action/s: action → etat p50 < 10 ms, p99 < 50 ms; capacity at p99 < 100 ms' },
   { file: 'bench/messages.ts', args: [], goal: 'Realtime messages per two-player action ≤ 3 in the economical setting (realtime.evenements etat_aux_autres)' },
@@ -42,7 +43,18 @@ if (outputs.length > 1) {
   console.log('\n== Summary');
   for (const o of outputs) {
     console.log(`\n${o.file}${o.goal ? ` — goal: ${o.goal}` : ''}${o.code === 0 ? '' : ` (FAILED, exit ${o.code})`}`);
-    console.log(o.out.trim().split('\n').slice(-10).join('\n'));
+    console.log(o.out.trim().split('\n').filter((l) => !l.startsWith(RATIO_LINE)).slice(-10).join('\n'));
+  }
+}
+
+// Every ratio a bench file reported (reportRatio, bench/support.ts) with its goal, last.
+const ratios = outputs.flatMap((o) => o.out.split('\n').filter((l) => l.startsWith(RATIO_LINE)).map((l) =>
+  ({ file: o.file, ...JSON.parse(l.slice(RATIO_LINE.length)) as { name: string; value: number; goal: RatioGoal; met: boolean; note?: string } })));
+if (ratios.length) {
+  console.log('\n== Ratios against their goals (this run)');
+  const goalText = (g: RatioGoal) => [g.atLeast !== undefined ? `≥ ${g.atLeast}` : '', g.atMost !== undefined ? `≤ ${g.atMost}` : ''].filter(Boolean).join(', ');
+  for (const r of ratios) {
+    console.log(`${r.met ? '✓' : '✗'} ${r.name}: ${r.value} (goal ${goalText(r.goal)})${r.note ? ` — ${r.note}` : ''}  [${r.file}]`);
   }
 }
 process.exit(outputs.every((o) => o.code === 0) ? 0 : 1);

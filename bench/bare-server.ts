@@ -1,5 +1,6 @@
 // The limit the façade is measured against (bench/facade.ts): a bare node:http server
-// making the same SQL call per request as the façade, with the same pool and connection
+// making the same SQL call per request as the façade (callApi, or passApi where the façade
+// passes the database's text on), with the same pool and connection
 // settings, and nothing else (no validation, logs, CORS, rate limits). Not a server to use.
 // With a process count above 1, that many processes share the port (node:cluster), as
 // `manette start` runs MANETTE_WORKERS façade processes. `express`: the same calls served
@@ -9,7 +10,7 @@ import cluster from 'node:cluster';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
-import { callApi, createPool } from '../api/db/pool.js';
+import { callApi, createPool, passApi, type ApiJson } from '../api/db/pool.js';
 
 const [databaseUrl, port, processes = '1', kind = 'node'] = process.argv.slice(2);
 
@@ -39,11 +40,25 @@ function serve() {
     body: () => unknown, res: http.ServerResponse) => {
     const ctx = {
       key: headers['x-api-key'] as string | undefined, token: headers['x-player-token'] as string | undefined,
-      origin: undefined, base_url: `http://${headers.host}`,
+      origin: undefined, base_url: `http://${headers.host}`, client_ip: '127.0.0.1', lang: 'fr' as const,
     };
     try {
       let result: Record<string, unknown>;
       const scores = /^\/api\/public\/v1\/leaderboards\/([^/]+)\/scores$/.exec(pathname);
+      const submit = /^\/api\/public\/v1\/leaderboards\/([^/]+)\/submit$/.exec(pathname);
+      // The façade's two write paths, as it calls them (passApi: the result's text passed on).
+      let text: ApiJson | undefined;
+      if (pathname === '/api/public/v1/shop/acheter' && method === 'POST') {
+        text = (await passApi(pool, 'shop_acheter', ctx, body())).asData();
+      } else if (submit && method === 'POST') {
+        text = await passApi(pool, 'leaderboards_submit', ctx, { id: decodeURIComponent(submit[1]!), valeur: (body() as { valeur: number }).valeur });
+      }
+      if (text) {
+        const out = `{"ok":true,${text.text.slice(1)}`;
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(out) });
+        res.end(out);
+        return;
+      }
       if (pathname === '/api/public/v1/shop/articles') {
         result = await callApi(pool, 'shop_articles', ctx);
       } else if (scores) {
@@ -68,6 +83,8 @@ function serve() {
     app.get('/api/public/v1/shop/articles', route);
     app.get('/api/public/v1/leaderboards/:id/scores', route);
     app.post('/api/public/v1/match/action', route);
+    app.post('/api/public/v1/shop/acheter', route);
+    app.post('/api/public/v1/leaderboards/:id/submit', route);
     app.use((_req, res) => send(res, 404, { ok: false, error: 'not_found' }));
     server = http.createServer(app);
   } else {

@@ -138,3 +138,18 @@ export async function sessionPooler(server: RunningPostgres): Promise<RunningPoo
   });
 }
 
+
+/** A ratio's goal: at least `atLeast`, or at most `atMost` (e.g. a latency multiple). */
+export interface RatioGoal { atLeast?: number; atMost?: number }
+
+/** The line prefix by which `npm run bench` (bench/all.ts) finds a bench file's ratios in its output. */
+export const RATIO_LINE = '@ratio ';
+
+/**
+ * Reports one named ratio of this run with its goal: one line `@ratio {json}` on stdout,
+ * which bench/all.ts gathers into its summary (value, goal, met or not).
+ */
+export function reportRatio(name: string, value: number, goal: RatioGoal, note?: string): void {
+  const met = (goal.atLeast === undefined || value >= goal.atLeast) && (goal.atMost === undefined || value <= goal.atMost);
+  console.log(RATIO_LINE + JSON.stringify({ name, value: Number(value.toFixed(3)), goal, met, ...(note ? { note } : {}) }));
+}
