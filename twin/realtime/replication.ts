@@ -27,6 +27,8 @@ export interface DatabaseMessage {
   id: string; topic: string; event: string; private: boolean;
   /** `payload` (jsonb text, verbatim) or, when set, `binary_payload` (bytea). */
   encoding: 'json' | 'binary'; payload: Buffer;
+  /** Its transaction's commit time (epoch ms, from pgoutput's Begin), for the benchmarks' per-stage timing. */
+  committedAt?: number;
 }
 
 export interface Replication {
@@ -121,7 +123,7 @@ export async function startReplication(opts: {
   // after a reconnection): the last transaction delivered whole, the one in progress.
   let done = 0n;
   let partial: { commit: bigint; count: number } | undefined;
-  let txn: { commit: bigint; index: number; skip: number } | undefined;
+  let txn: { commit: bigint; index: number; skip: number; at: number } | undefined;
 
   /** One connection of its own for the janitor's work (partitions), like Realtime's. */
   async function withAdmin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
@@ -223,7 +225,7 @@ export async function startReplication(opts: {
       case 'begin': {
         const commit = lsnOf(msg.commitLsn);
         const skip = commit <= done ? Number.POSITIVE_INFINITY : partial?.commit === commit ? partial.count : 0;
-        txn = { commit, index: 0, skip };
+        txn = { commit, index: 0, skip, at: Number(msg.commitTime) / 1000 };
         partial = { commit, count: Number.isFinite(skip) ? skip : 0 };
         return;
       }
@@ -238,6 +240,7 @@ export async function startReplication(opts: {
         }
         const decoded = decodeRow(msg.new as Record<string, Buffer | null>);
         if ('missing' in decoded) return log('error', `realtime: UnableToBroadcastChanges: :${decoded.missing}`);
+        if (txn) decoded.committedAt = txn.at;
         try {
           opts.onMessage(decoded);
         } catch (err) {
