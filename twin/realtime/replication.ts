@@ -219,6 +219,19 @@ export async function startReplication(opts: {
     } catch { /* the connection is going away: it reconnects */ }
   };
 
+  /**
+   * The commits of one read from the socket confirmed by one status update, once they are all
+   * handled (setImmediate): the same positions as one update per commit, a write and a reply
+   * for the walsender to process fewer under load. A redelivery after a reconnection is
+   * still ruled out by `done` (catch-up); a temporary slot (hosted) is gone with its connection.
+   */
+  let ackScheduled = false;
+  const acknowledgeSoon = () => {
+    if (ackScheduled) return;
+    ackScheduled = true;
+    setImmediate(() => { ackScheduled = false; acknowledge(); });
+  };
+
   function onData(_lsn: string, msg: Pgoutput.Message): void {
     lastHeard = Date.now();
     switch (msg.tag) {
@@ -254,7 +267,7 @@ export async function startReplication(opts: {
         if (txn && txn.commit > done) done = txn.commit;
         txn = undefined;
         partial = undefined;
-        acknowledge();
+        acknowledgeSoon();
         return;
       }
       default:
@@ -382,6 +395,7 @@ export async function startReplication(opts: {
       clearInterval(pingTimer);
       clearInterval(janitorTimer);
       if (reconnectTimer) clearTimeout(reconnectTimer);
+      acknowledge(); // the last commits handled, if their update is still scheduled
       const s = service;
       service = undefined;
       streaming = false;
