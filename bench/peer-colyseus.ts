@@ -132,7 +132,7 @@ async function colyseus(): Promise<{ out: string; code: number | null }> {
       server.once('exit', (code) => { clearTimeout(timer); reject(new Error(`the Colyseus server exited ${code}:\n${out}`)); });
     });
     return await run('colyseus', process.execPath, [path.join(PEER, 'client.mjs'), '--url', `ws://127.0.0.1:${port}`,
-      '--matches', String(MATCHES), '--moves', String(MOVES)], PEER_TIMEOUT_MS);
+      '--matches', String(MATCHES), '--moves', String(MOVES), '--server-pid', String(server.pid)], PEER_TIMEOUT_MS);
   } finally {
     await end(server);
   }
@@ -214,6 +214,20 @@ try {
       console.log(`Manette used ${mine.cpu.all.toFixed(2)} ms: ${mine.cpu.parts}.`);
     }
     if (mine?.stages) console.log(`Stages of a steady move (Manette, commits not flushed), p50 ms ${mine.stages}.`);
+    // Both loops are CPU-bound on a quiet machine, so the actions/s ratio there is the ratio of
+    // the CPU each spends per action (all its processes, load generator included). That ratio
+    // holds when other work shares the machine; the rates and latencies do not.
+    if (peer?.cpu && mine?.cpu) {
+      const r = peer.cpu.all / mine.cpu.all;
+      console.log(`\nCPU per action: Colyseus ${peer.cpu.all.toFixed(2)} ms (${peer.cpu.parts}), Manette ${mine.cpu.all.toFixed(2)} ms: `
+        + `Colyseus / Manette = ${r.toFixed(3)} (goal ≥ ${GOALS.actions}${r >= GOALS.actions ? ' ✓' : ' ✗'}): the actions/s ratio of a machine `
+        + 'that runs nothing else, read on CPU time, which other work on the machine does not move.');
+    }
+    const busiest = Math.max(...runs.map((r) => r.figures?.load ?? r.loadAtStart));
+    if (busiest > cpus().length) {
+      console.log(`\nThe machine was shared during these runs (load average up to ${busiest.toFixed(2)} on ${cpus().length} cores): `
+        + 'the rates, latencies and their ratios above are not the programs\' own; the CPU per action is.');
+    }
   }
 } catch (e) {
   console.error(e);
