@@ -17,7 +17,7 @@
 // private room vs the public channel of the same name (no authorization); and per event in
 // Postgres, manette.broadcast (which picks the channel kind) vs realtime_send alone.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir, cpus, loadavg } from 'node:os';
 import path from 'node:path';
@@ -28,7 +28,7 @@ import { RealtimeClient, type RealtimeClientOptions } from '@supabase/realtime-j
 import { startEmbeddedPostgres } from '../twin/postgres/embedded.js';
 import { migrate } from '../api/db/migrate.js';
 import { applyGameFile } from '../api/config/apply.js';
-import { cpuByGroup, cpuSnapshot, freePort, percentile, pool, standInEnv, startManette, sessionPooler } from './support.js';
+import { cpuByGroup, cpuSnapshot, freePort, percentile, pool, processTree, standInEnv, startManette, sessionPooler } from './support.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -96,6 +96,8 @@ try {
       MANETTE_DATA_DIR: path.join(dir, 'data'), MANETTE_RATE_LIMIT_RPS: '1000000',
       MANETTE_RATE_LIMIT_BURST: '1000000', MANETTE_ARGON2_MEMORY_KIB: '1024', MANETTE_ARGON2_ITERATIONS: '1', MANETTE_REALTIME_PORT: String(await freePort()),
       LOG_LEVEL: 'warn',
+      // The stand-in writes when each committed row arrived and went out (per-stage timing below).
+      MANETTE_REALTIME_TRACE: path.join(dir, 'trace.tsv'),
     });
   proc = api.proc;
   const base = await api.base;
@@ -140,7 +142,11 @@ try {
     players.push({ i, token: r.token, id: r.data.joueur.id });
   });
   players.sort((a, b) => a.i - b.i);
-  interface Match { id: string; seats: Player[]; done: Promise<void>; finish: () => void; sentAt: Map<number, number> }
+  // sentAt, answeredAt, etatAt: by the numero_tour the move leads to (performance.now() of this process).
+  interface Match {
+    id: string; seats: Player[]; done: Promise<void>; finish: () => void;
+    sentAt: Map<number, number>; answeredAt: Map<number, number>; etatAt: Map<number, number>;
+  }
   const matches: Match[] = [];
   for (let m = 0; m < MATCHES; m++) {
     const [a, b] = [players[2 * m]!, players[2 * m + 1]!];
@@ -150,7 +156,8 @@ try {
     const byId = new Map([[a.id, a], [b.id, b]]);
     let finish!: () => void;
     const done = new Promise<void>((resolve) => { finish = resolve; });
-    matches.push({ id: r.partie_id, seats: r.participants.map((p: any) => byId.get(p.joueur_id)!), done, finish, sentAt: new Map() });
+    matches.push({ id: r.partie_id, seats: r.participants.map((p: any) => byId.get(p.joueur_id)!), done, finish,
+      sentAt: new Map(), answeredAt: new Map(), etatAt: new Map() });
   }
 
   // Every player subscribes to its private room with realtime-js, configured from
@@ -180,7 +187,9 @@ try {
     match.sentAt.set(turn + 1, t);
     const r = await call('POST', '/match/action', p.token,
       { partie_id: match.id, action: 'coup', donnees: { [`c${turn}`]: seat }, numero_tour: turn });
-    httpLatency.push([t, performance.now() - t]);
+    const answered = performance.now();
+    match.answeredAt.set(turn + 1, answered);
+    httpLatency.push([t, answered - t]);
     if (r.ok) accepted++;
   };
   await pool(matches, 16, async (match) => {
@@ -195,7 +204,9 @@ try {
         // The players alternate (seat 1 plays turn 1, seat 2 turn 2, ...; tour_joueur in tour_par_tour).
         if ((partie.numero_tour - 1) % 2 !== seat) return;
         const sent = match.sentAt.get(partie.numero_tour);
-        if (sent !== undefined) etatLatency.push([sent, performance.now() - sent]);
+        const now = performance.now();
+        match.etatAt.set(partie.numero_tour, now);
+        if (sent !== undefined) etatLatency.push([sent, now - sent]);
         if (partie.numero_tour > MOVES) { endedAt = Math.max(endedAt, performance.now()); match.finish(); return; }
         void play(match, seat, partie.numero_tour);
       });
@@ -211,9 +222,16 @@ try {
   clearTimeout(timeout);
   const elapsed = endedAt - started;
   // Where the machine's CPU went during the moves, per accepted action (Linux /proc).
-  const cpu = cpuByGroup(cpuBefore, cpuSnapshot(), (pid, cmd) => {
+  // Only this run's processes (this one and those below it): the machine is shared.
+  const cpuAfter = cpuSnapshot();
+  const ours = processTree(cpuAfter, process.pid);
+  const cpu = cpuByGroup(cpuBefore, cpuAfter, (pid, cmd) => {
     if (pid === process.pid) return 'load generator (this process: node:http, realtime-js)';
-    if (cmd.startsWith('postgres')) return 'Postgres';
+    if (!ours.has(pid)) return undefined;
+    if (cmd.startsWith('postgres: walsender')) return 'Postgres walsender (logical decoding for Realtime)';
+    if (/^postgres: (walwriter|checkpointer|background writer|autovacuum|logical replication launcher|io worker)/.test(cmd)) return 'Postgres background (WAL writer, checkpointer, autovacuum)';
+    if (cmd.startsWith('postgres')) return 'Postgres backends (SQL)';
+    if (cmd.includes('pgbouncer')) return 'PgBouncer (session pooler)';
     if (cmd.includes('manette-worker.js')) return 'API workers';
     if (cmd.includes('manette.js start')) return 'API primary (local Realtime, shared rate limits)';
     return undefined;
@@ -222,6 +240,36 @@ try {
   const cpuLine = cpu.size === 0 ? 'CPU per action: not measured (no /proc)'
     : `CPU per action, ms: ${[...cpu].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${((v * 1000) / accepted).toFixed(2)}`).join(', ')}; `
       + `in all ${((cpuTotal * 1000) / accepted).toFixed(2)} (${((100 * cpuTotal) / ((elapsed / 1000) * cpus().length)).toFixed(0)} % of the ${cpus().length} cores during the moves)`;
+
+  // Where a steady move's time went, stage by stage (medians), from this process's clock and
+  // the stand-in's trace (MANETTE_REALTIME_TRACE: each etat row's commit time, its arrival
+  // in the stand-in, its frames handed to the sockets; all epoch times of this machine).
+  await new Promise((r) => setTimeout(r, 400)); // the trace is appended every 200 ms
+  const stages = { sentToCommit: [] as number[], commitToAnswer: [] as number[], commitToStandIn: [] as number[], standIn: [] as number[], toPlayer: [] as number[] };
+  {
+    const epoch = (t: number) => performance.timeOrigin + t;
+    const byId = new Map(matches.map((m) => [m.id, m]));
+    const steadyFrom = started + elapsed / 5;
+    let text = '';
+    try { text = await readFile(path.join(dir, 'trace.tsv'), 'utf8'); } catch { /* no trace: stages not shown */ }
+    for (const line of text.split('\n')) {
+      const [topic, event, turnText, committed, received, handed] = line.split('\t');
+      if (event !== 'etat' || !turnText || !committed) continue;
+      const m = byId.get(topic!.slice(topic!.lastIndexOf('_') + 1));
+      const turn = Number(turnText);
+      const sent = m?.sentAt.get(turn);
+      if (!m || sent === undefined || sent < steadyFrom) continue;
+      const [c, r, h] = [Number(committed), Number(received), Number(handed)];
+      stages.sentToCommit.push(c - epoch(sent));
+      const answered = m.answeredAt.get(turn);
+      if (answered !== undefined) stages.commitToAnswer.push(epoch(answered) - c);
+      stages.commitToStandIn.push(r - c);
+      stages.standIn.push(h - r);
+      const at = m.etatAt.get(turn);
+      if (at !== undefined) stages.toPlayer.push(epoch(at) - h);
+    }
+    for (const xs of Object.values(stages)) xs.sort((a, b) => a - b);
+  }
 
   // The price of authorization, one at a time (nothing else running now).
   const priced = { private: [] as number[], public: [] as number[] };
@@ -282,6 +330,12 @@ try {
     `join one at a time, public (no authorization): ${line([...priced.public].sort((a, b) => a - b))}`,
     `join one at a time, private (RLS policies run): ${line([...priced.private].sort((a, b) => a - b))}`,
     cpuLine,
+    stages.sentToCommit.length === 0 ? 'stages: not measured (no trace from the stand-in)'
+      : `stages of a steady move, p50 ms (${stages.sentToCommit.length} moves): POST sent → commit (client, façade, pooler, SQL) `
+        + `${percentile(stages.sentToCommit, 0.5).toFixed(1)}; commit → POST answered ${percentile(stages.commitToAnswer, 0.5).toFixed(1)}; `
+        + `commit → row in the stand-in (WAL flush, walsender decode) ${percentile(stages.commitToStandIn, 0.5).toFixed(1)}; `
+        + `stand-in (authorized fan-out) ${percentile(stages.standIn, 0.5).toFixed(2)}; `
+        + `frames handed → etat at the other player (WebSocket, realtime-js) ${percentile(stages.toPlayer, 0.5).toFixed(1)}`,
     `per event in Postgres: realtime_send alone ${sendOnly.toFixed(1)} µs, manette.broadcast ${broadcast.toFixed(1)} µs`,
     `database check: ${JSON.stringify(check)}`,
     `failed requests: ${failed}`,

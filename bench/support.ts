@@ -30,7 +30,10 @@ export function percentile(sorted: number[], p: number): number {
  * (60 s at most). The caller ends the group (kill -pid) when done.
  */
 export function startManette(env: NodeJS.ProcessEnv): { proc: ChildProcess; base: Promise<string> } {
-  const proc = spawn(process.execPath, [path.join(ROOT, 'bin', 'manette.js'), 'start'], {
+  // MANETTE_BENCH_CPU_PROF=<dir>: a V8 CPU profile of the primary and of each worker (they
+  // inherit its flags), written in <dir> as each process exits (node --cpu-prof).
+  const prof = env.MANETTE_BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', env.MANETTE_BENCH_CPU_PROF] : [];
+  const proc = spawn(process.execPath, [...prof, path.join(ROOT, 'bin', 'manette.js'), 'start'], {
     cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
   });
   const base = new Promise<string>((resolve, reject) => {
@@ -82,8 +85,8 @@ export async function closedLoop<T>(
 }
 
 /** CPU seconds used so far by every process of the machine (Linux /proc), with its command line. */
-export function cpuSnapshot(): Map<number, { cpu: number; cmd: string }> {
-  const out = new Map<number, { cpu: number; cmd: string }>();
+export function cpuSnapshot(): Map<number, { cpu: number; cmd: string; ppid: number }> {
+  const out = new Map<number, { cpu: number; cmd: string; ppid: number }>();
   let pids: string[];
   try { pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p)); } catch { return out; }
   const ticks = 100; // USER_HZ, 100 on Linux
@@ -91,9 +94,19 @@ export function cpuSnapshot(): Map<number, { cpu: number; cmd: string }> {
     const fields = statFields(Number(pid));
     const cmd = processCmdline(Number(pid));
     if (!fields || cmd === undefined) continue; // gone meanwhile
-    out.set(Number(pid), { cpu: (Number(fields[11]) + Number(fields[12])) / ticks, cmd: cmd.replace(/\0/g, ' ') }); // utime + stime
+    out.set(Number(pid), { cpu: (Number(fields[11]) + Number(fields[12])) / ticks, cmd: cmd.replace(/\0/g, ' '), ppid: Number(fields[1]) }); // utime + stime
   }
   return out;
+}
+
+/** The pids of `root` and of every process below it in a snapshot (the machine is shared: others' processes are left out). */
+export function processTree(snapshot: Map<number, { ppid: number }>, root: number): Set<number> {
+  const tree = new Set([root]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [pid, { ppid }] of snapshot) if (!tree.has(pid) && tree.has(ppid)) { tree.add(pid); grew = true; }
+  }
+  return tree;
 }
 
 /** CPU seconds per group between two snapshots; `group` names a process's group, or undefined to leave it out. */

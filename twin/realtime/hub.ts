@@ -761,6 +761,26 @@ export class Hub {
   }
 
   private sendRaw(conn: Conn, data: string | Buffer): void {
-    if (conn.ws.readyState === WebSocket.OPEN) conn.ws.send(data);
+    if (conn.ws.readyState !== WebSocket.OPEN) return;
+    this.cork(conn);
+    conn.ws.send(data);
+  }
+
+  /**
+   * The frames a socket gets while the current events are handled (a transaction's `action`
+   * and `etat`, the rows of one read from the replication connection) leave in one write:
+   * its TCP socket is corked until setImmediate. Same frames, same order.
+   */
+  private readonly corked = new Set<{ cork(): void; uncork(): void }>();
+  private cork(conn: Conn): void {
+    const socket = (conn.ws as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
+    if (!socket || this.corked.has(socket)) return;
+    if (this.corked.size === 0) setImmediate(() => this.uncorkAll());
+    socket.cork();
+    this.corked.add(socket);
+  }
+  private uncorkAll(): void {
+    for (const socket of this.corked) socket.uncork();
+    this.corked.clear();
   }
 }

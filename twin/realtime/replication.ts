@@ -27,6 +27,8 @@ export interface DatabaseMessage {
   id: string; topic: string; event: string; private: boolean;
   /** `payload` (jsonb text, verbatim) or, when set, `binary_payload` (bytea). */
   encoding: 'json' | 'binary'; payload: Buffer;
+  /** Its transaction's commit time (epoch ms, from pgoutput's Begin), for the benchmarks' per-stage timing. */
+  committedAt?: number;
 }
 
 export interface Replication {
@@ -121,7 +123,7 @@ export async function startReplication(opts: {
   // after a reconnection): the last transaction delivered whole, the one in progress.
   let done = 0n;
   let partial: { commit: bigint; count: number } | undefined;
-  let txn: { commit: bigint; index: number; skip: number } | undefined;
+  let txn: { commit: bigint; index: number; skip: number; at: number } | undefined;
 
   /** One connection of its own for the janitor's work (partitions), like Realtime's. */
   async function withAdmin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
@@ -217,13 +219,26 @@ export async function startReplication(opts: {
     } catch { /* the connection is going away: it reconnects */ }
   };
 
+  /**
+   * The commits of one read from the socket confirmed by one status update, once they are all
+   * handled (setImmediate): the same positions as one update per commit, a write and a reply
+   * for the walsender to process fewer under load. A redelivery after a reconnection is
+   * still ruled out by `done` (catch-up); a temporary slot (hosted) is gone with its connection.
+   */
+  let ackScheduled = false;
+  const acknowledgeSoon = () => {
+    if (ackScheduled) return;
+    ackScheduled = true;
+    setImmediate(() => { ackScheduled = false; acknowledge(); });
+  };
+
   function onData(_lsn: string, msg: Pgoutput.Message): void {
     lastHeard = Date.now();
     switch (msg.tag) {
       case 'begin': {
         const commit = lsnOf(msg.commitLsn);
         const skip = commit <= done ? Number.POSITIVE_INFINITY : partial?.commit === commit ? partial.count : 0;
-        txn = { commit, index: 0, skip };
+        txn = { commit, index: 0, skip, at: Number(msg.commitTime) / 1000 };
         partial = { commit, count: Number.isFinite(skip) ? skip : 0 };
         return;
       }
@@ -238,6 +253,7 @@ export async function startReplication(opts: {
         }
         const decoded = decodeRow(msg.new as Record<string, Buffer | null>);
         if ('missing' in decoded) return log('error', `realtime: UnableToBroadcastChanges: :${decoded.missing}`);
+        if (txn) decoded.committedAt = txn.at;
         try {
           opts.onMessage(decoded);
         } catch (err) {
@@ -251,7 +267,7 @@ export async function startReplication(opts: {
         if (txn && txn.commit > done) done = txn.commit;
         txn = undefined;
         partial = undefined;
-        acknowledge();
+        acknowledgeSoon();
         return;
       }
       default:
@@ -379,6 +395,7 @@ export async function startReplication(opts: {
       clearInterval(pingTimer);
       clearInterval(janitorTimer);
       if (reconnectTimer) clearTimeout(reconnectTimer);
+      acknowledge(); // the last commits handled, if their update is still scheduled
       const s = service;
       service = undefined;
       streaming = false;

@@ -18,7 +18,8 @@ import type { ProjectKeys } from './project-keys.js';
 import type { Log } from './log.js';
 import { negotiateVsn, type Vsn } from './protocol.js';
 import { PLANS, payloadLimitBytes, quotasFrom, type QuotaSettings, type Quotas } from './quotas.js';
-import { startReplication, type Delivery } from './replication.js';
+import { startReplication, type DatabaseMessage, type Delivery } from './replication.js';
+import { appendFileSync } from 'node:fs';
 import type { DeliveryFaults } from './faults.js';
 import { monthlyQuotaFrom, MonthlyUsage } from './usage.js';
 import type { PrivateOnly } from './hub.js';
@@ -75,6 +76,41 @@ export interface LocalRealtimeOptions {
   log?: (level: 'info' | 'warn' | 'error', msg: string, extra?: object) => void;
   /** Tests only: committed broadcasts to drop (twin/realtime/faults.ts). */
   faults?: DeliveryFaults;
+  /**
+   * Benchmarks only: the timing of each committed row (deliveryTrace). Default: the file named
+   * by MANETTE_REALTIME_TRACE if set (bench/match.ts sets it), else none.
+   */
+  trace?: DeliveryTrace;
+}
+
+/** Per-stage timing of the committed rows, for the benchmarks (bench/match.ts). */
+export interface DeliveryTrace {
+  add(m: DatabaseMessage, receivedAt: number, sentAt: number): void;
+  close(): void;
+}
+
+/**
+ * A tab-separated line per committed row, appended to `file` every 200 ms: topic, event,
+ * numero_tour (read from the payload, or empty), then epoch milliseconds (µs precision) of
+ * the transaction's commit (pgoutput's Begin), of its arrival here (decoded), and of its
+ * frames handed to the subscribers' sockets.
+ */
+export function deliveryTrace(file: string): DeliveryTrace {
+  let lines: string[] = [];
+  const flush = () => {
+    if (lines.length === 0) return;
+    appendFileSync(file, lines.join(''));
+    lines = [];
+  };
+  const timer = setInterval(flush, 200);
+  timer.unref();
+  return {
+    add(m, receivedAt, sentAt) {
+      const turn = m.encoding === 'json' ? /"numero_tour": ?(\d+)/.exec(m.payload.toString('utf8'))?.[1] ?? '' : '';
+      lines.push(`${m.topic}\t${m.event}\t${turn}\t${m.committedAt?.toFixed(3) ?? ''}\t${receivedAt.toFixed(3)}\t${sentAt.toFixed(3)}\n`);
+    },
+    close() { clearInterval(timer); flush(); },
+  };
 }
 
 export interface LocalRealtime {
@@ -126,13 +162,17 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
     await authorizer.close().catch(() => {});
     throw new Error(`the local Realtime cannot keep the month's message count: ${(err as Error).message}`);
   }
+  const trace = opts.trace ?? (process.env.MANETTE_REALTIME_TRACE ? deliveryTrace(process.env.MANETTE_REALTIME_TRACE) : undefined);
   const replication = await startReplication({
     databaseUrl: opts.databaseUrl,
     delivery: opts.delivery ?? 'hosted',
     log,
     onMessage: (m) => {
       if (opts.faults?.take(m.event)) return log('info', 'realtime: test fault: broadcast dropped', { topic: m.topic, event: m.event });
+      if (!trace) return hub.deliverDatabase(m);
+      const received = performance.timeOrigin + performance.now();
       hub.deliverDatabase(m);
+      trace.add(m, received, performance.timeOrigin + performance.now());
     },
   }).catch(async (err: unknown) => {
     hub.stop();
@@ -312,6 +352,7 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
         server.closeAllConnections();
         await stopped;
         await replication.close();
+        trace?.close();
         hub.stop();
         await usage?.close().catch((err: Error) => log('warn', 'realtime: could not store the month\'s message count', { error: err.message }));
         await authorizer.close();

@@ -11,6 +11,7 @@
 // HTTP latency), and the latency from sending the move to the resulting state arriving at
 // the other player (median and p99; all samples, and the steady state after the opening
 // burst).
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Client } from '@colyseus/sdk';
@@ -20,6 +21,8 @@ const { values: opts } = parseArgs({
     url: { type: 'string', default: 'ws://127.0.0.1:2567' },
     matches: { type: 'string', default: '100' },
     moves: { type: 'string', default: '20' },
+    // The server's process id: its CPU during the moves is reported beside this client's (Linux /proc).
+    'server-pid': { type: 'string' },
   },
 });
 const MATCHES = Number(opts.matches);
@@ -31,6 +34,14 @@ async function pool(items, limit, fn) {
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
     while (next < items.length) await fn(items[next++]);
   }));
+}
+/** CPU seconds a process used so far (utime + stime, /proc), or undefined where there is no /proc. */
+function cpuOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch { return undefined; }
 }
 /** The p-th quantile (0..1) of an ascending array (as bench/support.ts). */
 const percentile = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : NaN);
@@ -98,6 +109,8 @@ try {
   });
 
   const load = loadavg()[0];
+  const serverPid = opts['server-pid'] ? Number(opts['server-pid']) : undefined;
+  const cpuBefore = { server: serverPid ? cpuOf(serverPid) : undefined, client: cpuOf(process.pid) };
   started = performance.now();
   for (const match of matches) { const p = play(match, 0, 1); inFlight.add(p); void p.finally(() => inFlight.delete(p)); }
   const timeout = setTimeout(() => { console.error('not finished after 300 s'); process.exitCode = 1; for (const m of matches) m.finish(); }, 300_000);
@@ -105,6 +118,14 @@ try {
   clearTimeout(timeout);
   await Promise.all([...inFlight]);
   const elapsed = endedAt - started;
+  // Where the machine's CPU went during the moves, per accepted action (as bench/match.ts).
+  const cpuAfter = { server: serverPid ? cpuOf(serverPid) : undefined, client: cpuOf(process.pid) };
+  const used = (k) => (cpuBefore[k] === undefined || cpuAfter[k] === undefined ? undefined : cpuAfter[k] - cpuBefore[k]);
+  const [serverCpu, clientCpu] = [used('server'), used('client')];
+  const cpuLine = serverCpu === undefined || clientCpu === undefined ? 'CPU per action: not measured (no /proc or no --server-pid)'
+    : `CPU per action, ms: Colyseus server ${((serverCpu * 1000) / accepted).toFixed(2)}, load generator (this process: @colyseus/sdk) `
+      + `${((clientCpu * 1000) / accepted).toFixed(2)}; in all ${(((serverCpu + clientCpu) * 1000) / accepted).toFixed(2)} `
+      + `(${((100 * (serverCpu + clientCpu)) / ((elapsed / 1000) * cpus().length)).toFixed(0)} % of the ${cpus().length} cores during the moves)`;
 
   // Check: every match's state (as its clients hold it) has MOVES moves and numero_tour MOVES + 1.
   const turns = matches.map((m) => Math.max(...m.seats.map((r) => r.state.numero_tour)));
@@ -124,6 +145,7 @@ try {
     `request coup → answer latency, steady:        ${line(sorted(requestLatency, steadyFrom))}`,
     `coup sent → state at the other player, all:   ${line(sorted(etatLatency))}`,
     `coup sent → state at the other player, steady: ${line(sorted(etatLatency, steadyFrom))}`,
+    cpuLine,
     `state check: ${JSON.stringify(check)}`,
     `failed requests: ${failed}`,
   ].join('\n'));
