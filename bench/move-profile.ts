@@ -144,8 +144,8 @@ try {
     };
   };
   const byKey = (rows: Row[], k: string) => new Map(rows.map((r) => [String(r[k]), r]));
-  const diff = (a: Row | undefined, b: Row, cols: string[]) =>
-    Object.fromEntries(cols.map((col) => [col, Number(b[col] ?? 0) - Number(a?.[col] ?? 0)]));
+  const diff = <K extends string>(a: Row | undefined, b: Row, cols: K[]) =>
+    Object.fromEntries(cols.map((col) => [col, Number(b[col] ?? 0) - Number(a?.[col] ?? 0)])) as Record<K, number>;
 
   const report = async (label: string, before: Snap, after: Snap, times: number[], moves: number) => {
     times.sort((x, y) => x - y);
