@@ -1,5 +1,17 @@
 -- move_pays_for_a_move: written by `npm run migration` from supabase/schema (tools/schema/migration.ts).
--- From: supabase/schema/functions/manette.match_play.sql, supabase/schema/functions/manette.notify.sql, supabase/schema/functions/manette.notify_match.sql, supabase/schema/tables/manette.match_actions.sql, supabase/schema/tables/manette.matches.sql
+-- From: supabase/schema/functions/manette.match_play.sql, supabase/schema/functions/manette.notify.sql, supabase/schema/functions/manette.notify_match.sql, supabase/schema/functions/manette_admin.console_capacity.sql, supabase/schema/tables/manette.match_actions.sql, supabase/schema/tables/manette.matches.sql
+-- A move pays for a move (docs/performance.md, "Per-move profile"):
+-- - matches_notify fires only when a match ends or its turn changes hands (its WHEN says so:
+--   it used to run on every update of status or turn_player_id), and stops at one look at
+--   the game's row when the game file declares no notifications; manette.notify reads the
+--   game's slug and notifications setting instead of the whole row.
+-- - The turn's deadline (turn_expires_at) is set by manette.match_play's own update;
+--   matches_turn_timer now runs on insert only, and matches_turn_timer_update on an update
+--   only when the deadline it would compute differs from the row's (any other writer of
+--   matches keeps its deadline right without knowing it).
+-- - The console's counts of match actions by time read a BRIN index on created_at (the
+--   history is append-only, in time order; summarized as each range of 32 pages fills)
+--   instead of a btree entry per action.
 
 drop trigger matches_notify on manette.matches;
 
@@ -276,14 +288,119 @@ begin
 end
 $function$;
 
+CREATE OR REPLACE FUNCTION manette_admin.console_capacity()
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ STABLE SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  month_start timestamptz := date_trunc('month', now(), 'UTC');
+  minute_ago  timestamptz := now() - interval '1 minute';
+  counted     jsonb;
+  estimated   jsonb;
+  rt_bytes    bigint;
+  usage_table oid;
+begin
+  -- What the local Realtime counted (twin/realtime/usage.ts), when this database has its table:
+  -- exact, as Supabase bills them. Its rate is its last minute's average, written every 5 s
+  -- (older than 15 s: the stand-in is not running, the rate is unknown).
+  -- (Found in the catalog: a cast to regclass would need USAGE on the schema.)
+  select c.oid into usage_table
+  from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+  where n.nspname = '_realtime' and c.relname = 'usage_monthly';
+  if usage_table is not null and pg_catalog.has_schema_privilege('_realtime', 'usage')
+     and pg_catalog.has_table_privilege(usage_table, 'select') then
+    execute $q$
+      select pg_catalog.jsonb_build_object(
+        'messages_mois', coalesce(sum(u.messages), 0),
+        'messages_par_seconde', case when max(u.updated_at) > now() - interval '15 seconds'
+                                     then round(sum(u.per_second)::numeric, 1) end,
+        'quota_mois', max(u.quota),
+        'mis_a_jour_le', manette.iso(max(u.updated_at)))
+      from _realtime.usage_monthly u
+      where u.month = $1::date
+    $q$ into counted using month_start;
+  end if;
+
+  -- An estimate from the match history, for a hosted project (whose usage Supabase keeps):
+  -- each action's events as the game's realtime.evenements sends them (action_etat: two
+  -- rows on the room, each delivered to every participant; etat: one; etat_aux_autres: one
+  -- row per other participant, each delivered once, plus a room row when the mode has
+  -- spectators); each match created sends `matched` to each participant's channel (one plus
+  -- one delivery each) and one row to the game's topic. Spectators, other subscribers and
+  -- client broadcasts are not known here, nor participants who were not subscribed: the
+  -- real count may differ either way (docs/capacity.md). Read from the matches created this
+  -- month (their action count is on the match row, their seats in their mode), not from
+  -- every action: the overview asks every 5 s. The last minute's rate reads that minute's
+  -- actions (a BRIN index on created_at: the history is written in time order).
+  with month_matches as (
+    select m.last_action_seq as actions, mo.teams * mo.players_per_team as seats,
+           case g.realtime_events
+             when 'action_etat' then 2 * (1 + mo.teams * mo.players_per_team)
+             when 'etat' then 1 + mo.teams * mo.players_per_team
+             else 2 * (mo.teams * mo.players_per_team - 1) + case when mo.spectators then 1 else 0 end
+           end as per_action
+    from manette.games g
+    cross join lateral (
+      select x.mode, x.last_action_seq from manette.matches x
+      where x.game_id = g.id and x.created_at >= month_start) m
+    join manette.modes mo on mo.game_id = g.id and mo.code = m.mode
+  ),
+  last_minute as (
+    select count(*) * (case g.realtime_events
+             when 'action_etat' then 2 * (1 + mo.teams * mo.players_per_team)
+             when 'etat' then 1 + mo.teams * mo.players_per_team
+             else 2 * (mo.teams * mo.players_per_team - 1) + case when mo.spectators then 1 else 0 end
+           end) as messages
+    from manette.games g
+    cross join lateral (
+      select x.match_id from manette.match_actions x
+      where x.game_id = g.id and x.created_at >= minute_ago) a
+    join manette.matches m on m.id = a.match_id
+    join manette.modes mo on mo.game_id = g.id and mo.code = m.mode
+    group by mo.id, mo.teams, mo.players_per_team, mo.spectators, g.realtime_events
+  )
+  select pg_catalog.jsonb_build_object(
+    'actions_mois', coalesce((select sum(x.actions) from month_matches x), 0),
+    'parties_mois', (select count(*) from month_matches),
+    'messages_mois', coalesce((select sum(x.actions * x.per_action + 2 * x.seats + 1) from month_matches x), 0),
+    'messages_par_seconde', round(coalesce((select sum(l.messages) from last_minute l), 0) / 60.0, 1))
+  into estimated;
+
+  -- realtime.messages is partitioned by day: its size is its partitions' (table, indexes, TOAST).
+  select coalesce(sum(pg_catalog.pg_total_relation_size(i.inhrelid)), 0)
+  into rt_bytes
+  from pg_catalog.pg_inherits i
+  join pg_catalog.pg_class c on c.oid = i.inhparent
+  join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+  where n.nspname = 'realtime' and c.relname = 'messages';
+
+  return pg_catalog.jsonb_build_object(
+    'mois', pg_catalog.to_char(month_start at time zone 'UTC', 'YYYY-MM-DD'),
+    'maintenant', manette.iso(now()),
+    'source', case when counted is null then 'estimation' else 'realtime_local' end,
+    'compte', counted,
+    'estimation', estimated,
+    'taille_realtime_messages', rt_bytes,
+    -- pg_database_size needs CONNECT on the database (or pg_read_all_stats): null without.
+    'taille_base', case when pg_catalog.has_database_privilege(pg_catalog.current_database(), 'connect')
+                        then pg_catalog.pg_database_size(pg_catalog.current_database()) end);
+end
+$function$;
+
 comment on column manette.matches.turn_expires_at is 'tour_expire_le: updated_at + turn_timeout_s while en_cours with a player on turn, else null (kept by matches_turn_timer on insert, by manette.match_play''s update on a move, and by matches_turn_timer_update on any other update that leaves it wrong)';
 
 CREATE TRIGGER matches_notify AFTER UPDATE OF status, turn_player_id ON manette.matches FOR EACH ROW WHEN (old.status = 'en_cours'::text AND new.status <> 'en_cours'::text OR new.status = 'en_cours'::text AND new.turn_player_id IS NOT NULL AND new.turn_player_id IS DISTINCT FROM old.turn_player_id) EXECUTE FUNCTION manette.notify_match();
 
 CREATE TRIGGER matches_turn_timer BEFORE INSERT ON manette.matches FOR EACH ROW EXECUTE FUNCTION manette.match_turn_timer();
 
-CREATE TRIGGER matches_turn_timer_update BEFORE UPDATE ON manette.matches FOR EACH ROW WHEN (new.turn_expires_at IS DISTINCT FROM CASE WHEN new.status = 'en_cours'::text AND new.turn_player_id IS NOT NULL AND new.turn_timeout_s IS NOT NULL THEN new.updated_at + make_interval(secs => new.turn_timeout_s) ELSE NULL::timestamp with time zone END) EXECUTE FUNCTION manette.match_turn_timer();
+CREATE TRIGGER matches_turn_timer_update BEFORE UPDATE ON manette.matches FOR EACH ROW WHEN (new.turn_expires_at IS DISTINCT FROM
+        CASE
+            WHEN new.status = 'en_cours'::text AND new.turn_player_id IS NOT NULL AND new.turn_timeout_s IS NOT NULL THEN new.updated_at + make_interval(secs => new.turn_timeout_s::double precision)
+            ELSE NULL::timestamp with time zone
+        END) EXECUTE FUNCTION manette.match_turn_timer();
 
-CREATE INDEX match_actions_created_brin ON manette.match_actions USING brin (created_at);
+CREATE INDEX match_actions_created_brin ON manette.match_actions USING brin (created_at) WITH (pages_per_range='32', autosummarize='on');
 
 drop index manette.match_actions_game_created_idx;
