@@ -14,8 +14,9 @@
 // = all): calls and time per move; the statements (pg_stat_statements, track = all, so the
 // statements inside functions are there too); the rows written per table (pg_stat_user_tables:
 // inserts, updates and how many of those were not HOT, i.e. wrote an entry in every index);
-// WAL records, bytes and full-page images (pg_stat_wal); WAL syncs (fsyncs); transaction ids
-// assigned (1 for the move, plus one per subtransaction that wrote: realtime.send's).
+// WAL records, bytes and full-page images (pg_stat_wal), and by record type (pg_walinspect);
+// WAL syncs (fsyncs); transaction ids assigned (1 for the move, plus one per subtransaction
+// that wrote: realtime.send's).
 //
 // Method note: `postgres` is not a superuser on the twin (nor on a hosted project), so
 // track_functions and pg_stat_statements cannot be set by a session. This bench sets them
@@ -70,8 +71,10 @@ try {
     server = await startEmbeddedPostgres({ dataDir, port, persistent: true });
   }
   const admin = new pg.Client({ connectionString: server.adminUrl });
+  admin.on('error', () => {}); // the server's stop at the end
   await admin.connect();
   await admin.query('create extension if not exists pg_stat_statements with schema extensions');
+  await admin.query('create extension if not exists pg_walinspect with schema extensions');
 
   await migrate(server.url);
   const gameFile = path.join(dir, 'demo.json');
@@ -81,6 +84,7 @@ try {
   // The moves' connection: the twin's superuser acting as manette_api (as the façade's
   // role), so that it can also force its statistics out between phases.
   const c = new pg.Client({ connectionString: server.adminUrl });
+  c.on('error', () => {});
   await c.connect();
   await c.query('set role manette_api');
   const call = async (fn: string, ctx: object, body: object) =>
@@ -119,6 +123,8 @@ try {
     await move(m, 4, ENDING);
   }
   for (let i = 0; i < MATCHES; i++) matches.push(await make(i));
+  // Only the moves in pg_stat_statements (the migrations' thousands of statements evicted).
+  await admin.query('select extensions.pg_stat_statements_reset()');
 
   type Snap = { fns: Row[]; stmts: Row[]; tables: Row[]; wal: Row; next: bigint; lsn: string };
   const snapshot = async (): Promise<Snap> => {
@@ -135,7 +141,8 @@ try {
                       from extensions.pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())`),
       tables: await q(`select schemaname || '.' || relname as name, n_tup_ins::float8 as ins, n_tup_upd::float8 as upd,
                               n_tup_hot_upd::float8 as hot, n_tup_del::float8 as del,
-                              (select count(*) from pg_index i where i.indrelid = t.relid)::float8 as indexes
+                              (select count(*) from pg_index i join pg_class ic on ic.oid = i.indexrelid join pg_am am on am.oid = ic.relam
+                               where i.indrelid = t.relid and am.amname <> 'brin')::float8 as indexes
                        from pg_stat_user_tables t`),
       wal: (await q(`select wal_records::float8 as records, wal_fpi::float8 as fpi, wal_bytes::float8 as bytes,
                             wal_write::float8 as writes, wal_sync::float8 as syncs from pg_stat_wal`))[0]!,
@@ -165,6 +172,14 @@ try {
       ['transaction ids assigned (1 + subtransactions that wrote)', f2(Number(after.next - before.next) / moves)],
     ]);
 
+    const kinds = (await admin.query(
+      `select "resource_manager/record_type" as kind, count::float8 as n, combined_size::float8 as bytes
+       from extensions.pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true) where count > 0 order by combined_size desc`,
+      [before.lsn, after.lsn])).rows as { kind: string; n: number; bytes: number }[];
+    console.log('\nWAL by record type (pg_walinspect; the whole machine\'s, over the phase)');
+    table(['record', 'records/move', 'bytes/move'], kinds.filter((k) => k.n / moves >= 0.05)
+      .map((k) => [k.kind, f2(k.n / moves), (k.bytes / moves).toFixed(0)]));
+
     const fb = byKey(before.fns, 'name');
     const fns = after.fns.map((r) => ({ name: String(r.name), ...diff(fb.get(String(r.name)), r, ['calls', 'total', 'self']) }))
       .filter((r) => r.calls! > 0 && !r.name.startsWith('extensions.')).sort((a, b) => b.total! - a.total!);
@@ -183,7 +198,7 @@ try {
     const tb = byKey(before.tables, 'name');
     const tabs = after.tables.map((r) => ({ name: String(r.name), indexes: Number(r.indexes), ...diff(tb.get(String(r.name)), r, ['ins', 'upd', 'hot', 'del']) }))
       .filter((r) => r.ins! + r.upd! + r.del! > 0).sort((a, b) => a.name.localeCompare(b.name));
-    console.log('\nrows written per table (index entries: inserts and non-HOT updates × the table\'s indexes)');
+    console.log('\nrows written per table (index entries: inserts and non-HOT updates × the table\'s btree indexes, partial ones included: at most)');
     table(['table', 'inserted', 'updated', 'of which HOT', 'deleted', 'index entries'],
       tabs.map((r) => [r.name, f2(r.ins! / moves), f2(r.upd! / moves), f2(r.hot! / moves), f2(r.del! / moves),
         f2((r.ins! + r.upd! - r.hot!) * r.indexes / moves)]));

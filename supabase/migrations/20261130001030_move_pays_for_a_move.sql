@@ -1,5 +1,5 @@
 -- move_pays_for_a_move: written by `npm run migration` from supabase/schema (tools/schema/migration.ts).
--- From: supabase/schema/functions/manette.match_play.sql, supabase/schema/functions/manette.notify.sql, supabase/schema/functions/manette.notify_match.sql, supabase/schema/functions/manette_admin.console_capacity.sql, supabase/schema/tables/manette.match_actions.sql, supabase/schema/tables/manette.matches.sql
+-- From: supabase/schema/functions/api.match_action.sql, supabase/schema/functions/manette.match_play.sql, supabase/schema/functions/manette.notify.sql, supabase/schema/functions/manette.notify_match.sql, supabase/schema/functions/manette_admin.console_capacity.sql, supabase/schema/tables/manette.match_actions.sql, supabase/schema/tables/manette.matches.sql
 -- A move pays for a move (docs/performance.md, "Per-move profile"):
 -- - matches_notify fires only when a match ends or its turn changes hands (its WHEN says so:
 --   it used to run on every update of status or turn_player_id), and stops at one look at
@@ -12,10 +12,69 @@
 -- - The console's counts of match actions by time read a BRIN index on created_at (the
 --   history is append-only, in time order; summarized as each range of 32 pages fills)
 --   instead of a btree entry per action.
+-- - api.match_action finds the match by its primary key whatever plan Postgres keeps (the
+--   id in a variable: the generic plan of `id = manette.match_uuid(body->...)` could read
+--   every match of the game through (game_id, created_at) and filter them).
 
 drop trigger matches_notify on manette.matches;
 
 drop trigger matches_turn_timer on manette.matches;
+
+CREATE OR REPLACE FUNCTION api.match_action(ctx jsonb, body jsonb)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  caller  manette.caller := manette.authenticate(ctx, 'required');
+  turn    jsonb := body->'numero_tour';
+  wanted  uuid := manette.match_uuid(body->'partie_id');
+  found   manette.matches;
+  state   text;
+  msg     text;
+  detail  text;
+begin
+  -- The façade checked the body already; this keeps direct callers to the same rules.
+  if jsonb_typeof(body->'partie_id') is distinct from 'string' then
+    perform manette.mm_invalid('partie_id', 'chaîne attendue');
+  end if;
+  if jsonb_typeof(body->'action') is distinct from 'string' or body->>'action' = '' then
+    perform manette.mm_invalid('action', 'chaîne non vide attendue');
+  end if;
+  if body ? 'donnees' and jsonb_typeof(body->'donnees') is distinct from 'object' then
+    perform manette.mm_invalid('donnees', 'objet attendu');
+  end if;
+  if jsonb_typeof(turn) = 'null' then
+    turn := null;
+  end if;
+  if turn is not null and coalesce(manette.json_int(turn), 0) < 1 then
+    perform manette.mm_invalid('numero_tour', 'entier positif attendu');
+  end if;
+
+  -- By the primary key: the id is a variable, so that the plan Postgres keeps for this
+  -- statement (a generic one, after five calls) reads one row, never the game's matches.
+  select x.* into found from manette.matches x where x.id = wanted;
+  if found.id is null or found.status <> 'en_cours' or found.turn_expires_at is null
+     or found.turn_expires_at > clock_timestamp() then
+    return jsonb_build_object('partie', manette.match_play(
+      found.id, caller.player_id, body->>'action', coalesce(body->'donnees', '{}'::jsonb), manette.json_int(turn)));
+  end if;
+
+  perform manette.match_expire_due(found);
+  begin
+    return jsonb_build_object('partie', manette.match_play(
+      found.id, caller.player_id, body->>'action', coalesce(body->'donnees', '{}'::jsonb), manette.json_int(turn)));
+  exception when others then
+    get stacked diagnostics state = returned_sqlstate, msg = message_text, detail = pg_exception_detail;
+    if state !~ '^MN[0-9]{3}$' then
+      raise;
+    end if;
+    return jsonb_build_object('error', msg, 'http_status', substr(state, 3)::integer,
+                              'reason', (nullif(detail, '')::jsonb)->>'reason');
+  end;
+end
+$function$;
 
 CREATE OR REPLACE FUNCTION manette.match_play(match_id uuid, player uuid, played_action text, played_data jsonb, expected_turn integer DEFAULT NULL::integer)
  RETURNS jsonb
