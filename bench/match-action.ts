@@ -67,7 +67,8 @@ try {
   await api.query('set role manette_api');
   const call = async (fn: string, ctx: object, body: object) =>
     (await api.query(`select api.${fn}($1::jsonb, $2::jsonb) as r`, [JSON.stringify(ctx), JSON.stringify(body)])).rows[0].r;
-  type Match = { id: string; tokens: [string, string]; players: [string, string] };
+  // `moves`: the moves applied so far by either loop; the player on turn plays the next one.
+  type Match = { id: string; tokens: [string, string]; players: [string, string]; moves: number };
   const makeMatches = async (mode: string, offset: number): Promise<Match[]> => {
     const made: Match[] = [];
     for (let i = offset; i < offset + MATCHES; i++) {
@@ -87,18 +88,16 @@ try {
         id: joined.partie_id,
         tokens: swap ? [tokens[1], tokens[0]] : tokens,
         players: swap ? [id(1), id(0)] : [id(0), id(1)],
+        moves: 0,
       });
     }
     return made;
   };
-  const duels = await makeMatches('duel', 0);
-  const timed = await makeMatches('1v1', 1000);
-  await api.end();
 
 
   const action = (m: Match, n: number): [string, unknown[]] => [
     'select api.match_action($1::jsonb, $2::jsonb)',
-    [JSON.stringify({ key, token: m.tokens[n % 2] }), JSON.stringify({ partie_id: m.id, action: 'jouer', donnees: { n } })],
+    [JSON.stringify({ key, token: m.tokens[m.moves++ % 2] }), JSON.stringify({ partie_id: m.id, action: 'jouer', donnees: { n } })],
   ];
   // The same writes as a move: the match row, the history row, the two realtime rows.
   const minimal = (m: Match, n: number): [string, unknown[]] => [
@@ -129,13 +128,15 @@ try {
      select realtime.send(jsonb_build_object('action', 'jouer', 'donnees', $2::jsonb), 'action', 'manette_partie_' || id, true),
             realtime.send(jsonb_build_object('etat_plateau', board, 'numero_tour', turn_number), 'etat', 'manette_partie_' || id, true)
      from moved`,
-    [m.id, JSON.stringify({ n }), m.players[(n + 1) % 2]],
+    [m.id, JSON.stringify({ n }), m.players[++m.moves % 2]],
   ];
 
   const rows: string[][] = [];
-  for (const [label, matches, limit] of [
-    [`${opts.rules}, no timer`, duels, minimal], ['demo 1v1 settings, tour_par_tour', timed, minimalTimed],
+  for (const [label, mode, offset, limit] of [
+    [`${opts.rules}, no timer`, 'duel', 0, minimal], ['demo 1v1 settings, tour_par_tour', '1v1', 1000, minimalTimed],
   ] as const) {
+    // Made just before their loops: a 1v1 turn left 30 s unplayed ends its match.
+    const matches = await makeMatches(mode, offset);
     for (const durable of [false, true]) {
       await closedLoop(dbUrl, matches, { role: 'api', durable, seconds: SECONDS }, action); // warm-up (plans, caches)
       const a = await closedLoop(dbUrl, matches, { role: 'api', durable, seconds: SECONDS }, action);
@@ -144,6 +145,7 @@ try {
         a.toFixed(0), b.toFixed(0), (a / b).toFixed(2)]);
     }
   }
+  await api.end();
   const widths = [0, 1, 2, 3].map((i) => Math.max(...[['path', 'actions/s', 'limit/s', 'ratio'], ...rows].map((r) => r[i]!.length)));
   for (const r of [['path', 'actions/s', 'limit/s', 'ratio'], ...rows]) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join('  '));
   console.log(`load average during the run: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);

@@ -154,6 +154,7 @@ try {
   const diff = <K extends string>(a: Row | undefined, b: Row, cols: K[]) =>
     Object.fromEntries(cols.map((col) => [col, Number(b[col] ?? 0) - Number(a?.[col] ?? 0)])) as Record<K, number>;
 
+  const summary: (string | number)[][] = [];
   const report = async (label: string, before: Snap, after: Snap, times: number[], moves: number) => {
     times.sort((x, y) => x - y);
     const walBytes = Number((await admin.query('select pg_wal_lsn_diff($1, $2)::float8 as d', [after.lsn, before.lsn])).rows[0].d);
@@ -179,6 +180,12 @@ try {
     console.log('\nWAL by record type (pg_walinspect; the whole machine\'s, over the phase)');
     table(['record', 'records/move', 'bytes/move'], kinds.filter((k) => k.n / moves >= 0.05)
       .map((k) => [k.kind, f2(k.n / moves), (k.bytes / moves).toFixed(0)]));
+
+    const fb0 = byKey(before.fns, 'name');
+    const triggersRun = after.fns.filter((r) => /^manette\.(match_(count_end|credit_victory|rate|reward|players_sync_live|turn_timer|announce|keep_initial_board)|notify_(match|seat))$/.test(String(r.name)))
+      .reduce((n, r) => n + diff(fb0.get(String(r.name)), r, ['calls']).calls, 0);
+    summary.push([label.split(' (')[0]!, f2(percentile(times, 0.5)), f2(serverMs), (w.bytes! / moves).toFixed(0), f1(w.records! / moves),
+      f2(w.syncs! / moves), f2(Number(after.next - before.next) / moves), f2(triggersRun / moves)]);
 
     const fb = byKey(before.fns, 'name');
     const fns = after.fns.map((r) => ({ name: String(r.name), ...diff(fb.get(String(r.name)), r, ['calls', 'total', 'self']) }))
@@ -224,6 +231,8 @@ try {
   after = await snapshot();
   await report('Move that ends the match (X wins)', before, after, endingTimes, endingTimes.length);
 
+  console.log('\n## Per move, in short');
+  table(['move', 'client p50 ms', 'server ms', 'WAL bytes', 'WAL records', 'fsyncs', 'xids', 'trigger calls'], summary);
   console.log(`\nload average during the run: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   await c.end();
   await admin.end();
