@@ -10,7 +10,8 @@
 // api.match_action (one call per move, as manette_api, commits durable), one connection.
 //
 // For each phase, per move: the call's time as the client sees it (median) and as Postgres
-// counts it; every function and trigger that ran (pg_stat_user_functions, track_functions
+// counts it, and the CPU its server process used (/proc: the figure to compare across runs
+// on a loaded machine); every function and trigger that ran (pg_stat_user_functions, track_functions
 // = all): calls and time per move; the statements (pg_stat_statements, track = all, so the
 // statements inside functions are there too); the rows written per table (pg_stat_user_tables:
 // inserts, updates and how many of those were not HOT, i.e. wrote an entry in every index);
@@ -33,6 +34,7 @@ import { startEmbeddedPostgres, type RunningPostgres } from '../twin/postgres/em
 import { migrate } from '../api/db/migrate.js';
 import { applyGameFile } from '../api/config/apply.js';
 import { freePort, percentile } from './support.js';
+import { statFields } from '../twin/procs.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -87,6 +89,9 @@ try {
   c.on('error', () => {});
   await c.connect();
   await c.query('set role manette_api');
+  // Its server process: the CPU it uses per move (/proc), which the machine's load does not inflate as it does times.
+  const backend = Number((await c.query('select pg_backend_pid() as p')).rows[0].p);
+  const backendCpu = () => { const f = statFields(backend); return f ? (Number(f[11]) + Number(f[12])) / 100 : NaN; };
   const call = async (fn: string, ctx: object, body: object) =>
     (await c.query(`select api.${fn}($1::jsonb, $2::jsonb) as r`, [JSON.stringify(ctx), JSON.stringify(body)])).rows[0].r;
 
@@ -126,8 +131,9 @@ try {
   // Only the moves in pg_stat_statements (the migrations' thousands of statements evicted).
   await admin.query('select extensions.pg_stat_statements_reset()');
 
-  type Snap = { fns: Row[]; stmts: Row[]; tables: Row[]; wal: Row; next: bigint; lsn: string };
+  type Snap = { fns: Row[]; stmts: Row[]; tables: Row[]; wal: Row; next: bigint; lsn: string; cpu: number };
   const snapshot = async (): Promise<Snap> => {
+    const cpu = backendCpu();
     await c.query('reset role');
     await c.query('select pg_stat_force_next_flush()');
     await c.query('set role manette_api');
@@ -148,6 +154,7 @@ try {
                             wal_write::float8 as writes, wal_sync::float8 as syncs from pg_stat_wal`))[0]!,
       next: BigInt((await q(`select txid_snapshot_xmax(txid_current_snapshot())::text as x`))[0]!.x as string),
       lsn: (await q('select pg_current_wal_lsn()::text as l'))[0]!.l as string,
+      cpu,
     };
   };
   const byKey = (rows: Row[], k: string) => new Map(rows.map((r) => [String(r[k]), r]));
@@ -166,6 +173,7 @@ try {
     table(['per move', 'value'], [
       ['time, client (median / p90 ms)', `${f2(percentile(times, 0.5))} / ${f2(percentile(times, 0.9))}`],
       ['time, server (mean ms, pg_stat_statements)', f2(serverMs)],
+      ['CPU of the server process (ms, /proc: user + system)', f2((after.cpu - before.cpu) * 1000 / moves)],
       ['WAL records', f1(w.records! / moves)],
       ['WAL bytes (pg_stat_wal / LSN diff)', `${(w.bytes! / moves).toFixed(0)} / ${(walBytes / moves).toFixed(0)}`],
       ['WAL full-page images', f2(w.fpi! / moves)],
@@ -184,7 +192,7 @@ try {
     const fb0 = byKey(before.fns, 'name');
     const triggersRun = after.fns.filter((r) => /^manette\.(match_(count_end|credit_victory|rate|reward|players_sync_live|turn_timer|announce|keep_initial_board)|notify_(match|seat))$/.test(String(r.name)))
       .reduce((n, r) => n + diff(fb0.get(String(r.name)), r, ['calls']).calls, 0);
-    summary.push([label.split(' (')[0]!, f2(percentile(times, 0.5)), f2(serverMs), (w.bytes! / moves).toFixed(0), f1(w.records! / moves),
+    summary.push([label.split(' (')[0]!, f2(percentile(times, 0.5)), f2(serverMs), f2((after.cpu - before.cpu) * 1000 / moves), (w.bytes! / moves).toFixed(0), f1(w.records! / moves),
       f2(w.syncs! / moves), f2(Number(after.next - before.next) / moves), f2(triggersRun / moves)]);
 
     const fb = byKey(before.fns, 'name');
@@ -232,7 +240,7 @@ try {
   await report('Move that ends the match (X wins)', before, after, endingTimes, endingTimes.length);
 
   console.log('\n## Per move, in short');
-  table(['move', 'client p50 ms', 'server ms', 'WAL bytes', 'WAL records', 'fsyncs', 'xids', 'trigger calls'], summary);
+  table(['move', 'client p50 ms', 'server ms', 'server CPU ms', 'WAL bytes', 'WAL records', 'fsyncs', 'xids', 'trigger calls'], summary);
   console.log(`\nload average during the run: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   await c.end();
   await admin.end();
