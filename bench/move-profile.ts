@@ -1,5 +1,5 @@
 // Where one accepted move's time goes, on one throwaway Postgres 17 (the twin):
-//   npm run bench -- bench/move-profile.ts [--matches 100] [--top 12]
+//   npm run bench -- bench/move-profile.ts [--matches 100] [--top 14] [--timer on|off]
 //
 // The game is the demo's (examples/demo/game.json: its `1v1` mode plays morpion with a turn
 // timer, server Elo, rewards, spectators, actions_min 2 and the victory leaderboard; web
@@ -40,6 +40,8 @@ const { values: opts } = parseArgs({
   options: {
     matches: { type: 'string', default: '100' },
     top: { type: 'string', default: '14' },
+    // off: the same game with the 1v1 mode's turn timer removed (what the timer costs a move).
+    timer: { type: 'string', default: 'on' },
   },
 });
 const MATCHES = Number(opts.matches);
@@ -80,7 +82,12 @@ try {
 
   await migrate(server.url);
   const gameFile = path.join(dir, 'demo.json');
-  await writeFile(gameFile, await readFile(path.join(ROOT, 'examples', 'demo', 'game.json'), 'utf8'));
+  const demo = JSON.parse(await readFile(path.join(ROOT, 'examples', 'demo', 'game.json'), 'utf8'));
+  if (opts.timer === 'off') {
+    delete demo.modes['1v1'].delai_tour_s;
+    delete demo.modes['1v1'].sur_delai;
+  }
+  await writeFile(gameFile, JSON.stringify(demo));
   const key = (await applyGameFile(server.url, gameFile)).api_key;
 
   // The moves' connection: the twin's superuser acting as manette_api (as the façade's
