@@ -1,8 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.match_action(ctx jsonb, body jsonb)
--- Current definition from supabase/migrations/20261127000400_turn_timers.sql
--- Earlier versions in: 20261122000800_matches.sql
+-- Current definition from supabase/migrations/20261130001030_move_pays_for_a_move.sql
+-- Earlier versions in: 20261122000800_matches.sql, 20261127000400_turn_timers.sql
 -- Calls: manette.authenticate, manette.json_int, manette.match_expire_due, manette.match_play, manette.match_uuid, manette.mm_invalid
 -- Called by: api.idempotent
 CREATE OR REPLACE FUNCTION api.match_action(ctx jsonb, body jsonb)
@@ -14,6 +14,7 @@ AS $function$
 declare
   caller  manette.caller := manette.authenticate(ctx, 'required');
   turn    jsonb := body->'numero_tour';
+  wanted  uuid := manette.match_uuid(body->'partie_id');
   found   manette.matches;
   state   text;
   msg     text;
@@ -36,7 +37,9 @@ begin
     perform manette.mm_invalid('numero_tour', 'entier positif attendu');
   end if;
 
-  select x.* into found from manette.matches x where x.id = manette.match_uuid(body->'partie_id');
+  -- By the primary key: the id is a variable, so that the plan Postgres keeps for this
+  -- statement (a generic one, after five calls) reads one row, never the game's matches.
+  select x.* into found from manette.matches x where x.id = wanted;
   if found.id is null or found.status <> 'en_cours' or found.turn_expires_at is null
      or found.turn_expires_at > clock_timestamp() then
     return jsonb_build_object('partie', manette.match_play(

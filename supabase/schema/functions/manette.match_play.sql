@@ -1,8 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette.match_play(match_id uuid, player uuid, played_action text, played_data jsonb, expected_turn integer)
--- Current definition from supabase/migrations/20261130001017_abandon_keeps_no_data.sql
--- Earlier versions in: 20261122000800_matches.sql, 20261124000200_fast_match_action.sql, 20261124000600_constant_time_actions.sql, 20261126000200_one_broadcast_helper.sql, 20261127000100_bounded_state.sql, 20261127000400_turn_timers.sql, 20261129000300_economy_rules.sql, 20261130001007_rules_bound_donnees.sql
+-- Current definition from supabase/migrations/20261130001030_move_pays_for_a_move.sql
+-- Earlier versions in: 20261122000800_matches.sql, 20261124000200_fast_match_action.sql, 20261124000600_constant_time_actions.sql, 20261126000200_one_broadcast_helper.sql, 20261127000100_bounded_state.sql, 20261127000400_turn_timers.sql, 20261129000300_economy_rules.sql, 20261130001007_rules_bound_donnees.sql, 20261130001017_abandon_keeps_no_data.sql
 -- Calls: manette.broadcast_all, manette.fail, manette.json_int, manette.match_economy, manette.match_expire_turns, manette.partie_json, manette.refuse, manette.regles_abandon, manette.rules_call
 -- Called by: api.match_action, manette.player_leave_play
 -- Fires: manette.match_count_end() before update on manette.matches (trigger matches_count_end)
@@ -11,7 +11,7 @@
 -- Fires: manette.match_rate() after update on manette.matches (trigger matches_rate)
 -- Fires: manette.match_reward() after update on manette.matches (trigger matches_reward)
 -- Fires: manette.match_players_sync_live() after update on manette.matches (trigger matches_sync_live)
--- Fires: manette.match_turn_timer() before insert or update on manette.matches (trigger matches_turn_timer)
+-- Fires: manette.match_turn_timer() before update on manette.matches (trigger matches_turn_timer_update)
 CREATE OR REPLACE FUNCTION manette.match_play(match_id uuid, player uuid, played_action text, played_data jsonb, expected_turn integer DEFAULT NULL::integer)
  RETURNS jsonb
  LANGUAGE plpgsql
@@ -185,6 +185,10 @@ begin
       winner_player_id = win_p, winner_team = win_t,
       ended_at = case when new_status = 'terminee' then coalesce(mt.ended_at, instant) end,
       updated_at = instant,
+      -- The turn's timer (tour_expire_le) in this same update: matches_turn_timer_update
+      -- then finds it right and does not run (it keeps it right for every other update).
+      turn_expires_at = case when new_status = 'en_cours' and turn_p is not null and mt.turn_timeout_s is not null
+                             then instant + pg_catalog.make_interval(secs => mt.turn_timeout_s) end,
       last_action_seq = coalesce(mt.last_action_seq,
                                  (select max(a.seq) from manette.match_actions a where a.match_id = mt.id), 0) + 1
   where mt.id = m.id

@@ -2,7 +2,7 @@
 
 -- manette.match_turn_timer()
 -- Current definition from supabase/migrations/20261127000400_turn_timers.sql
--- Called by: trigger matches_turn_timer on manette.matches
+-- Called by: trigger matches_turn_timer on manette.matches, trigger matches_turn_timer_update on manette.matches
 CREATE OR REPLACE FUNCTION manette.match_turn_timer()
  RETURNS trigger
  LANGUAGE plpgsql

@@ -1,7 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette.notify(player uuid, kind text, m manette.matches)
--- Current definition from supabase/migrations/20261130001026_notifications.sql
+-- Current definition from supabase/migrations/20261130001030_move_pays_for_a_move.sql
+-- Earlier versions in: 20261130001026_notifications.sql
 -- Calls: manette.current_player_id, manette.iso
 -- Called by: manette.notify_match, manette.notify_seat
 CREATE OR REPLACE FUNCTION manette.notify(player uuid, kind text, m manette.matches)
@@ -10,14 +11,13 @@ CREATE OR REPLACE FUNCTION manette.notify(player uuid, kind text, m manette.matc
  SET search_path TO ''
 AS $function$
 declare
-  game    manette.games;
+  slug    text;
   cfg     jsonb;
   prefs   manette.notification_settings;
   nid     uuid := gen_random_uuid();
   payload jsonb;
 begin
-  select g.* into game from manette.games g where g.id = m.game_id;
-  cfg := game.config->'notifications';
+  select g.slug, g.config->'notifications' into slug, cfg from manette.games g where g.id = m.game_id;
   if cfg is null or jsonb_typeof(cfg) <> 'object' then
     return;
   end if;
@@ -34,7 +34,7 @@ begin
     return;
   end if;
   payload := jsonb_build_object(
-    'id', nid, 'type', kind, 'jeu', game.slug, 'joueur_id', player,
+    'id', nid, 'type', kind, 'jeu', slug, 'joueur_id', player,
     'partie_id', m.id, 'code_salon', m.room_code, 'mode_jeu', m.mode,
     'statut', m.status, 'numero_tour', m.turn_number,
     'cree_le', manette.iso(now()));

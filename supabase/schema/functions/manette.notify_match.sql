@@ -1,7 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette.notify_match()
--- Current definition from supabase/migrations/20261130001026_notifications.sql
+-- Current definition from supabase/migrations/20261130001030_move_pays_for_a_move.sql
+-- Earlier versions in: 20261130001026_notifications.sql
 -- Calls: manette.notify
 -- Called by: trigger matches_notify on manette.matches
 CREATE OR REPLACE FUNCTION manette.notify_match()
@@ -12,6 +13,12 @@ AS $function$
 declare
   seat record;
 begin
+  -- Fires (its WHEN) only when a match ends or its turn changes hands. A game whose file
+  -- declares no notifications stops here: one look at its row, no outbox row.
+  if not exists (select 1 from manette.games g
+                 where g.id = new.game_id and jsonb_typeof(g.config->'notifications') = 'object') then
+    return null;
+  end if;
   if old.status = 'en_cours' and new.status <> 'en_cours' then
     for seat in select mp.player_id from manette.match_players mp where mp.match_id = new.id order by mp.seat loop
       perform manette.notify(seat.player_id, 'partie_terminee', new);

@@ -1,8 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette_admin.console_capacity()
--- Current definition from supabase/migrations/20261130001020_console_capacity_events_setting.sql
--- Earlier versions in: 20261130001018_console_capacity.sql
+-- Current definition from supabase/migrations/20261130001030_move_pays_for_a_move.sql
+-- Earlier versions in: 20261130001018_console_capacity.sql, 20261130001020_console_capacity_events_setting.sql
 -- Calls: manette.iso
 CREATE OR REPLACE FUNCTION manette_admin.console_capacity()
  RETURNS jsonb
@@ -49,7 +49,7 @@ begin
   -- real count may differ either way (docs/capacity.md). Read from the matches created this
   -- month (their action count is on the match row, their seats in their mode), not from
   -- every action: the overview asks every 5 s. The last minute's rate reads that minute's
-  -- actions (index on game_id, created_at).
+  -- actions (a BRIN index on created_at: the history is written in time order).
   with month_matches as (
     select m.last_action_seq as actions, mo.teams * mo.players_per_team as seats,
            case g.realtime_events

@@ -24,7 +24,7 @@ grant delete, insert, select, update on table manette.match_actions to manette_a
 grant insert, select on table manette.match_actions to manette_engine;
 
 -- Indexes
-CREATE INDEX match_actions_game_created_idx ON manette.match_actions USING btree (game_id, created_at) INCLUDE (player_id);
+CREATE INDEX match_actions_created_brin ON manette.match_actions USING brin (created_at) WITH (pages_per_range='32', autosummarize='on');
 CREATE INDEX match_actions_player_idx ON manette.match_actions USING btree (player_id);
 
 -- Policies

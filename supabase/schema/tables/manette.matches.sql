@@ -47,7 +47,7 @@ comment on column manette.matches.last_action_seq is 'seq of the last row of man
 comment on column manette.matches.initial_board is 'etat_plateau when the match was created (set on insert by matches_keep_initial_board); null: a match from before 20261127000200 whose initial board is not known exactly';
 comment on column manette.matches.turn_timeout_s is 'the mode''s delai_tour_s when the match was created (null: no timer)';
 comment on column manette.matches.on_timeout is 'the mode''s sur_delai when the match was created';
-comment on column manette.matches.turn_expires_at is 'tour_expire_le: updated_at + turn_timeout_s while en_cours with a player on turn, else null (kept by matches_turn_timer)';
+comment on column manette.matches.turn_expires_at is 'tour_expire_le: updated_at + turn_timeout_s while en_cours with a player on turn, else null (kept by matches_turn_timer on insert, by manette.match_play''s update on a move, and by matches_turn_timer_update on any other update that leaves it wrong)';
 comment on column manette.matches.counted is 'comptee: set when the match leaves en_cours: true when it ended terminee with at least its mode''s min_actions played before its end (then it paid rewards, moved ratings and credited the victory leaderboard), false otherwise (annulee included); null while en_cours and for a match that ended before Manette kept it';
 
 -- Indexes
@@ -81,12 +81,18 @@ CREATE TRIGGER matches_credit_victory AFTER UPDATE OF status ON manette.matches 
 -- Fires: manette.match_keep_initial_board() before insert (trigger matches_keep_initial_board)
 CREATE TRIGGER matches_keep_initial_board BEFORE INSERT ON manette.matches FOR EACH ROW EXECUTE FUNCTION manette.match_keep_initial_board();
 -- Fires: manette.notify_match() after update (trigger matches_notify)
-CREATE TRIGGER matches_notify AFTER UPDATE OF status, turn_player_id ON manette.matches FOR EACH ROW EXECUTE FUNCTION manette.notify_match();
+CREATE TRIGGER matches_notify AFTER UPDATE OF status, turn_player_id ON manette.matches FOR EACH ROW WHEN (old.status = 'en_cours'::text AND new.status <> 'en_cours'::text OR new.status = 'en_cours'::text AND new.turn_player_id IS NOT NULL AND new.turn_player_id IS DISTINCT FROM old.turn_player_id) EXECUTE FUNCTION manette.notify_match();
 -- Fires: manette.match_rate() after update (trigger matches_rate)
 CREATE TRIGGER matches_rate AFTER UPDATE OF status ON manette.matches FOR EACH ROW WHEN (old.status = 'en_cours'::text AND new.status = 'terminee'::text AND new.counted) EXECUTE FUNCTION manette.match_rate();
 -- Fires: manette.match_reward() after update (trigger matches_reward)
 CREATE TRIGGER matches_reward AFTER UPDATE OF status ON manette.matches FOR EACH ROW WHEN (old.status = 'en_cours'::text AND new.status = 'terminee'::text AND new.counted) EXECUTE FUNCTION manette.match_reward();
 -- Fires: manette.match_players_sync_live() after update (trigger matches_sync_live)
 CREATE TRIGGER matches_sync_live AFTER UPDATE OF status ON manette.matches FOR EACH ROW WHEN (old.status IS DISTINCT FROM new.status) EXECUTE FUNCTION manette.match_players_sync_live();
--- Fires: manette.match_turn_timer() before insert or update (trigger matches_turn_timer)
-CREATE TRIGGER matches_turn_timer BEFORE INSERT OR UPDATE ON manette.matches FOR EACH ROW EXECUTE FUNCTION manette.match_turn_timer();
+-- Fires: manette.match_turn_timer() before insert (trigger matches_turn_timer)
+CREATE TRIGGER matches_turn_timer BEFORE INSERT ON manette.matches FOR EACH ROW EXECUTE FUNCTION manette.match_turn_timer();
+-- Fires: manette.match_turn_timer() before update (trigger matches_turn_timer_update)
+CREATE TRIGGER matches_turn_timer_update BEFORE UPDATE ON manette.matches FOR EACH ROW WHEN (new.turn_expires_at IS DISTINCT FROM
+        CASE
+            WHEN new.status = 'en_cours'::text AND new.turn_player_id IS NOT NULL AND new.turn_timeout_s IS NOT NULL THEN new.updated_at + make_interval(secs => new.turn_timeout_s::double precision)
+            ELSE NULL::timestamp with time zone
+        END) EXECUTE FUNCTION manette.match_turn_timer();
