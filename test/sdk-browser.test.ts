@@ -311,10 +311,11 @@ describe.skipIf(!haveBrowser)('browser SDK', () => {
     const page = await openPage(context);
     const name = pseudo('Horsligne');
     const posts: string[] = [];
-    // Sends that reached the server and were answered (attempts made offline fail in the browser).
-    // The old page may start sending when the connection returns, just before the reload: the
-    // new page then sends that write again with the same key, and the server replays it.
-    page.on('requestfinished', (r: PwRequest) => { if (r.method() === 'POST' && r.url().endsWith('/tables/inventaire')) posts.push(r.headers()['idempotency-key'] ?? ''); });
+    // Every send of an insert, answered or not: attempts made offline fail in the browser, and
+    // the old page may start sending when the connection returns, just before the reload,
+    // which can cut a send the server answered (under load, Chromium then reports it failed,
+    // not finished); the new page sends that write again with the same key, the server replays it.
+    page.on('request', (r: PwRequest) => { if (r.method() === 'POST' && r.url().endsWith('/tables/inventaire')) posts.push(r.headers()['idempotency-key'] ?? ''); });
     await page.evaluate(async ({ key, name }) => {
       const m = (window as any).Manette.createClient({ apiKey: key });
       (window as any).m = m;
