@@ -22,7 +22,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { freePort } from './support.js';
+import { freePort, reportRatio } from './support.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -199,6 +199,10 @@ try {
       const goal = r.name.includes('durable') ? ['', '']
         : [a >= GOALS.actionsNext ? ' ✓ (both)' : a >= GOALS.actions ? ` ✓ (${GOALS.actionsNext}× not yet)` : ' ✗ below goal', l <= GOALS.p50 ? ' ✓' : ' ✗ above goal'];
       console.log(`| ${cell(r.name, 31)} | ${cell(`${a.toFixed(3)}×${goal[0]}`, 36)} | ${cell(`${l.toFixed(1)}×${goal[1]}`, 24)} |`);
+      if (!r.name.includes('durable')) {
+        reportRatio('relay / Colyseus, actions/s (100 matches, commits not flushed)', a, { atLeast: GOALS.actions });
+        reportRatio('relay / Colyseus, steady p50 latency', l, { atMost: GOALS.p50 });
+      }
     }
     console.log('(the goals are read on commits not flushed, like the peer; the durable row is beside them for the record;\n'
       + ' the runs follow one another, so a machine shared with other work moves the ratios: compare the load column)');
@@ -222,6 +226,7 @@ try {
       console.log(`\nCPU per action: Colyseus ${peer.cpu.all.toFixed(2)} ms (${peer.cpu.parts}), Manette ${mine.cpu.all.toFixed(2)} ms: `
         + `Colyseus / Manette = ${r.toFixed(3)} (goal ≥ ${GOALS.actions}${r >= GOALS.actions ? ' ✓' : ' ✗'}): the actions/s ratio of a machine `
         + 'that runs nothing else, read on CPU time, which other work on the machine does not move.');
+      reportRatio('relay / Colyseus, CPU per action (Colyseus / Manette)', r, { atLeast: GOALS.actions });
     }
     const busiest = Math.max(...runs.map((r) => r.figures?.load ?? r.loadAtStart));
     if (busiest > cpus().length) {
