@@ -99,11 +99,13 @@ try {
     'select api.match_action($1::jsonb, $2::jsonb)',
     [JSON.stringify({ key, token: m.tokens[m.moves++ % 2] }), JSON.stringify({ partie_id: m.id, action: 'jouer', donnees: { n } })],
   ];
-  // The same writes as a move: the match row, the history row, the two realtime rows.
-  const minimal = (m: Match, n: number): [string, unknown[]] => [
+  // The same writes as a move: the match row, the history row, the two realtime rows; `timed`:
+  // with a turn timer and a turn that changes hands, the player on turn and its deadline too.
+  const minimalMove = (timed: boolean) => (m: Match, n: number): [string, unknown[]] => [
     `with moved as (
        update manette.matches set board = $2::jsonb, turn_number = turn_number + 1, updated_at = clock_timestamp(),
-         last_action_seq = last_action_seq + 1
+         last_action_seq = last_action_seq + 1${timed ? `, turn_player_id = $3::uuid,
+         turn_expires_at = clock_timestamp() + interval '30 seconds'` : ''}
        where id = $1 returning id, game_id, turn_number, board, last_action_seq),
      logged as (
        insert into manette.match_actions (match_id, seq, game_id, player_id, action, data, turn_number)
@@ -112,24 +114,10 @@ try {
      select realtime.send(jsonb_build_object('action', 'jouer', 'donnees', $2::jsonb), 'action', 'manette_partie_' || id, true),
             realtime.send(jsonb_build_object('etat_plateau', board, 'numero_tour', turn_number), 'etat', 'manette_partie_' || id, true)
      from moved`,
-    [m.id, JSON.stringify({ n })],
+    timed ? [m.id, JSON.stringify({ n }), m.players[++m.moves % 2]] : [m.id, JSON.stringify({ n })],
   ];
-  // With a turn timer and a turn that changes hands: the player on turn and its deadline too.
-  const minimalTimed = (m: Match, n: number): [string, unknown[]] => [
-    `with moved as (
-       update manette.matches set board = $2::jsonb, turn_number = turn_number + 1, updated_at = clock_timestamp(),
-         last_action_seq = last_action_seq + 1, turn_player_id = $3::uuid,
-         turn_expires_at = clock_timestamp() + interval '30 seconds'
-       where id = $1 returning id, game_id, turn_number, board, last_action_seq),
-     logged as (
-       insert into manette.match_actions (match_id, seq, game_id, player_id, action, data, turn_number)
-       select id, last_action_seq, game_id, null, 'jouer', $2::jsonb, turn_number
-       from moved)
-     select realtime.send(jsonb_build_object('action', 'jouer', 'donnees', $2::jsonb), 'action', 'manette_partie_' || id, true),
-            realtime.send(jsonb_build_object('etat_plateau', board, 'numero_tour', turn_number), 'etat', 'manette_partie_' || id, true)
-     from moved`,
-    [m.id, JSON.stringify({ n }), m.players[++m.moves % 2]],
-  ];
+  const minimal = minimalMove(false);
+  const minimalTimed = minimalMove(true);
 
   const rows: string[][] = [];
   const ratios: [string, number, RatioGoal][] = [];

@@ -82,6 +82,16 @@ async function demoPage(locale: string, viewport = { width: 1280, height: 860 })
   await page.goto(demoLink);
   return page;
 }
+/** A new page whose player plays as a guest, on the login panel's link view. */
+async function guestOnLinkView(): Promise<{ page: Errors; panel: ReturnType<Page['locator']>; guest: { id: string } }> {
+  const page = await demoPage('en-US');
+  const panel = page.locator('manette-login');
+  await panel.getByRole('button', { name: 'Play without an account' }).click();
+  await panel.getByText('Playing as a guest').waitFor({ timeout: 20_000 });
+  const guest = (await who(page))!;
+  await panel.getByRole('button', { name: 'Link an account' }).click();
+  return { page, panel, guest };
+}
 const who = (page: Page) => page.evaluate(() => (window as any).Manette.lastClient().auth.player as { id: string; pseudo: string } | null);
 
 describe('npm start plays the demo\'s platforms', () => {
@@ -130,12 +140,7 @@ describe('npm start plays the demo\'s platforms', () => {
     await page.context().close();
 
     // A guest links Steam from the panel's link view: the same player, no longer a guest.
-    const other = await demoPage('en-US');
-    const otherPanel = other.locator('manette-login');
-    await otherPanel.getByRole('button', { name: 'Play without an account' }).click();
-    await otherPanel.getByText('Playing as a guest').waitFor({ timeout: 20_000 });
-    const guest = (await who(other))!;
-    await otherPanel.getByRole('button', { name: 'Link an account' }).click();
+    const { page: other, panel: otherPanel, guest } = await guestOnLinkView();
     await otherPanel.locator('button[data-fournisseur="steam"]').click();
     await otherPanel.getByText('Account linked').waitFor({ timeout: 20_000 });
     const linked = await other.evaluate(() => (window as any).Manette.lastClient().auth.player as { id: string; invite: boolean });
@@ -228,12 +233,7 @@ describe('npm start plays the demo\'s platforms', () => {
     await page.context().close();
 
     // A guest links a new Supabase account from the link view: the same player, followed since.
-    const guestPage = await demoPage('en-US');
-    const guestPanel = guestPage.locator('manette-login');
-    await guestPanel.getByRole('button', { name: 'Play without an account' }).click();
-    await guestPanel.getByText('Playing as a guest').waitFor({ timeout: 20_000 });
-    const guest = (await who(guestPage))!;
-    await guestPanel.getByRole('button', { name: 'Link an account' }).click();
+    const { page: guestPage, panel: guestPanel, guest } = await guestOnLinkView();
     await guestPanel.locator('button[data-fournisseur="supabase"]').click();
     await guestPage.fill('#supabase-email', `grace-${stamp}@studio.test`);
     await guestPage.fill('#supabase-password', 'mot-de-passe-grace');
