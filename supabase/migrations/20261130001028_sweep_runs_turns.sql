@@ -1,9 +1,10 @@
 -- How many expired turns each sweep run applied (manette doctor and the console show it).
--- This column and the function's write of it were first added by editing
--- 20261130001011_sweep_runs.sql after it had been applied; that file is back as it was
--- applied, and the change is here. Runs recorded before it count 0 turns.
+-- 20261130001016_sweep_runs.sql, as applied, already has this column and the function's
+-- write of it. A database that applied the numbering of 2026-11-28 (sweep_runs as
+-- 20261130001011, without the column) gets both here; elsewhere this changes nothing.
+-- Runs recorded before it count 0 turns.
 alter table manette.sweep_runs
-  add column turns integer not null default 0 constraint sweep_runs_turns_check check (turns >= 0);
+  add column if not exists turns integer not null default 0 constraint sweep_runs_turns_check check (turns >= 0);
 alter table manette.sweep_runs alter column turns drop default;
 
 -- sweep_runs_turns: written by `npm run migration` from supabase/schema (tools/schema/migration.ts).

@@ -1,7 +1,7 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.economie_inventaire(ctx jsonb)
--- Current definition from supabase/migrations/20261130001013_game_texts_per_language.sql
+-- Current definition from supabase/migrations/20261130001011_game_texts_per_language.sql
 -- Earlier versions in: 20261129000100_economy.sql
 -- Calls: manette.authenticate, manette.economy_inventory
 CREATE OR REPLACE FUNCTION api.economie_inventaire(ctx jsonb)

@@ -1,7 +1,7 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.match_history(ctx jsonb, body jsonb)
--- Current definition from supabase/migrations/20261130001016_match_actions_min.sql
+-- Current definition from supabase/migrations/20261130001014_match_actions_min.sql
 -- Earlier versions in: 20261127000200_match_history.sql, 20261127000400_turn_timers.sql
 -- Calls: manette.authenticate, manette.iso, manette.json_int, manette.match_expire_due, manette.match_readable, manette.match_uuid, manette.partie_json
 CREATE OR REPLACE FUNCTION api.match_history(ctx jsonb, body jsonb)

@@ -1,7 +1,7 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.match_live(ctx jsonb, body jsonb)
--- Current definition from supabase/migrations/20261130001011_sweep_runs.sql
+-- Current definition from supabase/migrations/20261130001016_sweep_runs.sql
 -- Earlier versions in: 20261127000700_spectators.sql
 -- Calls: manette.authenticate, manette.fail, manette.json_int, manette.match_expire_turns, manette.match_participants_json, manette.partie_json
 CREATE OR REPLACE FUNCTION api.match_live(ctx jsonb, body jsonb)

@@ -2,7 +2,7 @@
 
 -- api.panel_get(ctx jsonb)
 -- Current definition from supabase/migrations/20261130001025_panel_providers_console_identities.sql
--- Earlier versions in: 20261122000600_shop_panel.sql, 20261123000700_victory_leaderboard.sql, 20261130001013_game_texts_per_language.sql
+-- Earlier versions in: 20261122000600_shop_panel.sql, 20261123000700_victory_leaderboard.sql, 20261130001011_game_texts_per_language.sql
 -- Calls: manette.authenticate, manette.panel_default_texts, manette.panel_defaults, manette.texts_in
 CREATE OR REPLACE FUNCTION api.panel_get(ctx jsonb)
  RETURNS jsonb

@@ -2,7 +2,7 @@
 
 -- api.players_export(ctx jsonb)
 -- Current definition from supabase/migrations/20261130001022_identity_tokens_export.sql
--- Earlier versions in: 20261130000400_account_deletion.sql, 20261130001010_players_export_reset_rows.sql, 20261130001013_game_texts_per_language.sql, 20261130001015_players_export_texts_and_reset_rows.sql
+-- Earlier versions in: 20261130000400_account_deletion.sql, 20261130001010_players_export_reset_rows.sql, 20261130001011_game_texts_per_language.sql, 20261130001013_players_export_texts_and_reset_rows.sql
 -- Calls: manette.authenticate, manette.economy_inventory, manette.economy_wallet, manette.file_json, manette.iso, manette.player_json
 CREATE OR REPLACE FUNCTION api.players_export(ctx jsonb)
  RETURNS jsonb

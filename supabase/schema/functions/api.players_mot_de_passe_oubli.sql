@@ -1,7 +1,7 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.players_mot_de_passe_oubli(ctx jsonb, body jsonb)
--- Current definition from supabase/migrations/20261130001013_game_texts_per_language.sql
+-- Current definition from supabase/migrations/20261130001011_game_texts_per_language.sql
 -- Earlier versions in: 20261130000300_password_reset.sql, 20261130001004_reset_limits_per_network.sql
 -- Calls: manette.authenticate, manette.client_net, manette.reset_code_hash, manette.text_in
 CREATE OR REPLACE FUNCTION api.players_mot_de_passe_oubli(ctx jsonb, body jsonb)

@@ -1,7 +1,7 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.shop_acheter(ctx jsonb, body jsonb)
--- Current definition from supabase/migrations/20261130001013_game_texts_per_language.sql
+-- Current definition from supabase/migrations/20261130001011_game_texts_per_language.sql
 -- Earlier versions in: 20261129000100_economy.sql, 20261130001003_economy_bounds.sql
 -- Calls: manette.authenticate, manette.economy_apply, manette.economy_inventory, manette.economy_movements, manette.economy_wallet, manette.fail, manette.shop_article_buyable
 -- Called by: api.idempotent

@@ -1,8 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.shop_articles(ctx jsonb)
--- Current definition from supabase/migrations/20261130001014_shop_articles_devise_nom.sql
--- Earlier versions in: 20261122000600_shop_panel.sql, 20261129000100_economy.sql, 20261130001013_game_texts_per_language.sql
+-- Current definition from supabase/migrations/20261130001012_shop_articles_devise_nom.sql
+-- Earlier versions in: 20261122000600_shop_panel.sql, 20261129000100_economy.sql, 20261130001011_game_texts_per_language.sql
 -- Calls: manette.authenticate, manette.shop_article_buyable, manette.text_in
 CREATE OR REPLACE FUNCTION api.shop_articles(ctx jsonb)
  RETURNS jsonb

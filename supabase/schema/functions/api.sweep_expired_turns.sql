@@ -1,7 +1,7 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.sweep_expired_turns()
--- Current definition from supabase/migrations/20261130001011_sweep_runs.sql
+-- Current definition from supabase/migrations/20261130001016_sweep_runs.sql
 -- Earlier versions in: 20261127000400_turn_timers.sql
 -- Calls: manette.sweep_expired_turns
 CREATE OR REPLACE FUNCTION api.sweep_expired_turns()

@@ -1,7 +1,7 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette.economy_inventory(game_id uuid, player_id uuid)
--- Current definition from supabase/migrations/20261130001013_game_texts_per_language.sql
+-- Current definition from supabase/migrations/20261130001011_game_texts_per_language.sql
 -- Earlier versions in: 20261129000100_economy.sql
 -- Called by: api.economie_inventaire, api.economie_utiliser, api.players_export, api.shop_acheter, manette.economy_apply, manette_admin.console_player_economy, manette_admin.economy_grant
 CREATE OR REPLACE FUNCTION manette.economy_inventory(game_id uuid, player_id uuid)
@@ -18,7 +18,7 @@ revoke all on function manette.economy_inventory(uuid,uuid) from public;
 grant execute on function manette.economy_inventory(uuid,uuid) to manette_engine;
 
 -- manette.economy_inventory(game_id uuid, player_id uuid, lang text)
--- Current definition from supabase/migrations/20261130001013_game_texts_per_language.sql
+-- Current definition from supabase/migrations/20261130001011_game_texts_per_language.sql
 -- Calls: manette.text_in
 -- Called by: api.economie_inventaire, api.economie_utiliser, api.players_export, api.shop_acheter, manette.economy_apply, manette_admin.console_player_economy, manette_admin.economy_grant
 CREATE OR REPLACE FUNCTION manette.economy_inventory(game_id uuid, player_id uuid, lang text)

@@ -1,7 +1,7 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette.match_count_end()
--- Current definition from supabase/migrations/20261130001016_match_actions_min.sql
+-- Current definition from supabase/migrations/20261130001014_match_actions_min.sql
 -- Called by: trigger matches_count_end on manette.matches
 CREATE OR REPLACE FUNCTION manette.match_count_end()
  RETURNS trigger

@@ -2,7 +2,7 @@
 
 -- manette.match_play(match_id uuid, player uuid, played_action text, played_data jsonb, expected_turn integer)
 -- Current definition from supabase/migrations/20261130001030_move_pays_for_a_move.sql
--- Earlier versions in: 20261122000800_matches.sql, 20261124000200_fast_match_action.sql, 20261124000600_constant_time_actions.sql, 20261126000200_one_broadcast_helper.sql, 20261127000100_bounded_state.sql, 20261127000400_turn_timers.sql, 20261129000300_economy_rules.sql, 20261130001007_rules_bound_donnees.sql, 20261130001017_abandon_keeps_no_data.sql
+-- Earlier versions in: 20261122000800_matches.sql, 20261124000200_fast_match_action.sql, 20261124000600_constant_time_actions.sql, 20261126000200_one_broadcast_helper.sql, 20261127000100_bounded_state.sql, 20261127000400_turn_timers.sql, 20261129000300_economy_rules.sql, 20261130001007_rules_bound_donnees.sql, 20261130001015_abandon_keeps_no_data.sql
 -- Calls: manette.broadcast_all, manette.fail, manette.json_int, manette.match_economy, manette.match_expire_turns, manette.partie_json, manette.refuse, manette.regles_abandon, manette.rules_call
 -- Called by: api.match_action, manette.player_leave_play
 -- Fires: manette.match_count_end() before update on manette.matches (trigger matches_count_end)

@@ -1,7 +1,7 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette.partie_json(m manette.matches, participants jsonb)
--- Current definition from supabase/migrations/20261130001016_match_actions_min.sql
+-- Current definition from supabase/migrations/20261130001014_match_actions_min.sql
 -- Earlier versions in: 20261124000200_fast_match_action.sql, 20261127000400_turn_timers.sql
 -- Calls: manette.iso
 -- Called by: api.match_history, api.match_live, manette.match_expire_turns, manette.match_json, manette.match_play, manette_admin.console_match_replay

@@ -1,8 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette.sweep_expired_turns(max_matches integer)
--- Current definition from supabase/migrations/20261130001028_sweep_runs_turns.sql
--- Earlier versions in: 20261127000400_turn_timers.sql, 20261130000200_guests.sql, 20261130001011_sweep_runs.sql
+-- Current definition from supabase/migrations/20261130001016_sweep_runs.sql
+-- Earlier versions in: 20261127000400_turn_timers.sql, 20261130000200_guests.sql
 -- Calls: manette.match_expire_turns, manette.sweep_guests
 -- Called by: api.sweep_expired_turns
 CREATE OR REPLACE FUNCTION manette.sweep_expired_turns(max_matches integer DEFAULT 100)

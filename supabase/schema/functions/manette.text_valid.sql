@@ -1,7 +1,7 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette.text_valid(texts jsonb, min_length integer, max_length integer)
--- Current definition from supabase/migrations/20261130001013_game_texts_per_language.sql
+-- Current definition from supabase/migrations/20261130001011_game_texts_per_language.sql
 -- Called by: manette_admin.apply_game, manette_admin.apply_part_economy, manette_admin.apply_part_shop
 CREATE OR REPLACE FUNCTION manette.text_valid(texts jsonb, min_length integer, max_length integer)
  RETURNS boolean

@@ -1,7 +1,7 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette.texts_in(texts jsonb, lang text)
--- Current definition from supabase/migrations/20261130001013_game_texts_per_language.sql
+-- Current definition from supabase/migrations/20261130001011_game_texts_per_language.sql
 -- Calls: manette.text_in
 -- Called by: api.panel_get, manette_admin.console_panel
 CREATE OR REPLACE FUNCTION manette.texts_in(texts jsonb, lang text)

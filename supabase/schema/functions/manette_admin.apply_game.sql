@@ -1,7 +1,7 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette_admin.apply_game(game_config jsonb, candidate_key text)
--- Current definition from supabase/migrations/20261130001013_game_texts_per_language.sql
+-- Current definition from supabase/migrations/20261130001011_game_texts_per_language.sql
 -- Earlier versions in: 20261122000100_foundation.sql
 -- Calls: manette.text_in, manette.text_valid, manette_admin.expand_game
 -- Called by: manette_admin.game_file_apply, manette_admin.panel_apply

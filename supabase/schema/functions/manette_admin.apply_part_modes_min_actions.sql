@@ -1,7 +1,7 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette_admin.apply_part_modes_min_actions(game_id uuid, config jsonb)
--- Current definition from supabase/migrations/20261130001016_match_actions_min.sql
+-- Current definition from supabase/migrations/20261130001014_match_actions_min.sql
 -- Calls: manette.json_int
 CREATE OR REPLACE FUNCTION manette_admin.apply_part_modes_min_actions(game_id uuid, config jsonb)
  RETURNS void

@@ -1,7 +1,7 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette_admin.console_match_replay(game_slug text, ref text, depuis integer, lim integer)
--- Current definition from supabase/migrations/20261130001016_match_actions_min.sql
+-- Current definition from supabase/migrations/20261130001014_match_actions_min.sql
 -- Earlier versions in: 20261128000500_console_matches.sql
 -- Calls: manette.fail, manette.json_int, manette.partie_json, manette.partie_next_player, manette.partie_next_turn, manette.regles_abandon, manette.rules_call, manette.table_row_id, manette_admin.game_id_of
 CREATE OR REPLACE FUNCTION manette_admin.console_match_replay(game_slug text, ref text, depuis integer DEFAULT 0, lim integer DEFAULT 100)

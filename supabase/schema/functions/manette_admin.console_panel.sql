@@ -1,7 +1,7 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette_admin.console_panel(game_slug text, file_config jsonb)
--- Current definition from supabase/migrations/20261130001013_game_texts_per_language.sql
+-- Current definition from supabase/migrations/20261130001011_game_texts_per_language.sql
 -- Earlier versions in: 20261130000700_panel_parts_in_sql.sql
 -- Calls: manette.panel_default_texts, manette.panel_defaults, manette.texts_in, manette_admin.config_parts_differing, manette_admin.game_id_of
 CREATE OR REPLACE FUNCTION manette_admin.console_panel(game_slug text, file_config jsonb DEFAULT NULL::jsonb)

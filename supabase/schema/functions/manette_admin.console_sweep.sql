@@ -1,7 +1,7 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette_admin.console_sweep(game_slug text)
--- Current definition from supabase/migrations/20261130001012_console_sweep.sql
+-- Current definition from supabase/migrations/20261130001017_console_sweep.sql
 -- Calls: manette.iso, manette_admin.game_id_of
 CREATE OR REPLACE FUNCTION manette_admin.console_sweep(game_slug text)
  RETURNS jsonb

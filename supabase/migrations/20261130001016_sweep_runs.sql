@@ -7,7 +7,8 @@ create table manette.sweep_runs (
   ran_by name not null,
   path text not null check (path in ('api', 'sql')),
   application_name text,
-  applied integer not null check (applied >= 0)
+  applied integer not null check (applied >= 0),
+  turns integer not null check (turns >= 0)
 );
 alter table manette.sweep_runs owner to postgres;
 alter table manette.sweep_runs enable row level security;
@@ -127,11 +128,11 @@ begin
   perform pg_catalog.set_config('manette.game_id', coalesce(context, ''), true);
   -- Each run that held the lock is recorded (manette doctor and the console read the last
   -- one); the last 1000 are kept: the delete goes by the primary key, one row a run.
-  insert into manette.sweep_runs (ran_by, path, application_name, applied)
+  insert into manette.sweep_runs (ran_by, path, application_name, applied, turns)
   values (session_user,
           case when pg_catalog.current_setting('manette.sweep_path', true) = 'api' then 'api' else 'sql' end,
           nullif(pg_catalog.current_setting('application_name', true), ''),
-          applied)
+          applied, 500 - budget)
   returning id into run_id;
   delete from manette.sweep_runs r where r.id <= run_id - 1000;
   return applied;
@@ -147,6 +148,7 @@ grant select on table manette.sweep_runs to manette_engine;
 comment on column manette.sweep_runs.application_name is 'the connection''s application_name (pg_cron''s own connections say pg_cron)';
 
 comment on column manette.sweep_runs.applied is 'how many matches the run changed (its return value)';
+comment on column manette.sweep_runs.turns is 'how many expired turns it applied (delai_depasse actions written), 500 at most';
 
 comment on column manette.sweep_runs.path is 'api: through api.sweep_expired_turns() (the Node host''s sweeper); sql: manette.sweep_expired_turns() called directly (a pg_cron job, or by hand)';
 
