@@ -144,6 +144,9 @@ describe('the sweep scheduled with pg_cron, as on a Supabase project (the twin\'
     // Rows from two days ago, as a second-level job leaves them (written by pg_cron itself).
     const admin = new pg.Client({ connectionString: twinAdminUrlOf(app.databaseUrl) });
     await admin.connect();
+    // Run by the test only: a test running at minute 17 would otherwise see the scheduler
+    // run it first (pg_cron's alter_job(active := false), as the superuser).
+    await admin.query(`update cron.job set active = false where jobname = 'manette-clean-cron-runs'`);
     await admin.query(`insert into cron.job_run_details (jobid, username, command, status, return_message, start_time, end_time)
                        select 1, 'postgres', 'select manette.sweep_expired_turns()', 'succeeded', '1 row', t, t
                        from generate_series(now() - interval '2 days', now() - interval '25 hours', interval '1 minute') t`);
