@@ -11,6 +11,7 @@ import { Reply, type Deps, type RouteDef } from './http/route.js';
 import { idempotencyOf } from './http/idempotency.js';
 import { PARSE_OPTIONS, fieldIssues, type Part } from './http/validation.js';
 import { requestLog } from './http/request-log.js';
+import { jsonBody } from './http/json-body.js';
 import { isDeno } from './security/argon2.js';
 import { startRequestStats } from './http/request-stats.js';
 import { rateLimiterStore } from './http/rate-limit-store.js';
@@ -24,6 +25,7 @@ import { createDiscordVerifier } from './security/discord.js';
 
 export const BASE_PATH = '/api/public/v1';
 export const BODY_LIMIT = '2mb';
+const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
 
 export function createApp(deps: Deps, logger: Logger): express.Express {
   deps = {
@@ -94,7 +96,7 @@ export function createApp(deps: Deps, logger: Logger): express.Express {
   api.use(rateLimit(deps, knownKeys));
   api.use(requireJsonBody);
   // Bodies are never compressed (docs/api.md): refused before any parsing.
-  api.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'], inflate: false }));
+  api.use(jsonBody(BODY_LIMIT_BYTES, express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'], inflate: false })));
   api.use(rejectDeepJson);
 
   const openapi = buildOpenApi(routes, BASE_PATH);

@@ -3,7 +3,12 @@
 // Realtime), every player subscribed to its room with @supabase/realtime-js.
 //
 //   node bin/run-ts.js bench/match.ts [--matches 100] [--moves 20] [--rules tour_par_tour] [--durable]
-// (--durable: Postgres flushes every commit; by default the throwaway cluster does not.)
+//     [--events etat_aux_autres|etat|action_etat]
+// (--durable: Postgres flushes every commit; by default the throwaway cluster does not.
+// --events: the game file's realtime.evenements: action_etat (the setting's default) and etat
+// send two events and one per move on the match's room, which the players subscribe to;
+// etat_aux_autres (the demo's) one `etat` per move on the other player's own channel, which
+// each player subscribes to instead.)
 //
 // In each match the two players alternate: the player whose turn it is sends
 // POST /match/action (with numero_tour); the other player plays as soon as its realtime
@@ -36,8 +41,11 @@ const { values: opts } = parseArgs({
     moves: { type: 'string', default: '20' },
     rules: { type: 'string', default: 'tour_par_tour' },
     durable: { type: 'boolean', default: false },
+    events: { type: 'string', default: 'action_etat' },
   },
 });
+const EVENTS = opts.events!;
+if (!['etat_aux_autres', 'etat', 'action_etat'].includes(EVENTS)) throw new Error('--events etat_aux_autres, etat or action_etat');
 const MATCHES = Number(opts.matches);
 const MOVES = Number(opts.moves);
 if (opts.rules !== 'tour_par_tour' && opts.rules !== 'libre') throw new Error('--rules tour_par_tour or libre');
@@ -85,6 +93,7 @@ try {
   await writeFile(gameFile, JSON.stringify({
     jeu: 'bench', nom: 'Bench',
     modes: { duel: { equipes: 2, joueurs_par_equipe: 1, regles: opts.rules, elo_ecart_initial: 10000 } },
+    realtime: { evenements: EVENTS },
   }));
   const apiKey = (await applyGameFile(databaseUrl, gameFile)).api_key;
 
@@ -199,7 +208,9 @@ try {
       });
       realtimeClients.push(rt);
       await rt.setAuth((await call('GET', '/realtime/config', p.token)).token);
-      await subscribe(rt, config.channel_prefix + match.id, true, (msg: any) => {
+      // etat_aux_autres: the other player's moves come on this player's own channel.
+      const topic = EVENTS === 'etat_aux_autres' ? `manette_joueur_${p.id}` : config.channel_prefix + match.id;
+      await subscribe(rt, topic, true, (msg: any) => {
         const partie = msg.payload;
         // The players alternate (seat 1 plays turn 1, seat 2 turn 2, ...; tour_joueur in tour_par_tour).
         if ((partie.numero_tour - 1) % 2 !== seat) return;
@@ -248,7 +259,8 @@ try {
   const stages = { sentToCommit: [] as number[], commitToAnswer: [] as number[], commitToStandIn: [] as number[], standIn: [] as number[], toPlayer: [] as number[] };
   {
     const epoch = (t: number) => performance.timeOrigin + t;
-    const byId = new Map(matches.map((m) => [m.id, m]));
+    // A room's topic names its match; a player's own channel (etat_aux_autres) its player.
+    const byId = new Map<string, Match>(matches.flatMap((m) => [[m.id, m], ...m.seats.map((p): [string, Match] => [p.id, m])]));
     const steadyFrom = started + elapsed / 5;
     let text = '';
     try { text = await readFile(path.join(dir, 'trace.tsv'), 'utf8'); } catch { /* no trace: stages not shown */ }
@@ -319,7 +331,7 @@ try {
   const steadyFrom = started + elapsed / 5;
   const ms = (x: number) => `${x.toFixed(1)} ms`;
   const line = (xs: number[]) => `p50 ${ms(percentile(xs, 0.5))}, p99 ${ms(percentile(xs, 0.99))} (${xs.length} samples)`;
-  console.log(JSON.stringify({ matches: MATCHES, moves_per_match: MOVES, rules: opts.rules, durable: opts.durable, cpus: cpus().length, load_before: Number(load.toFixed(2)) }));
+  console.log(JSON.stringify({ matches: MATCHES, moves_per_match: MOVES, rules: opts.rules, durable: opts.durable, events: EVENTS, cpus: cpus().length, load_before: Number(load.toFixed(2)) }));
   console.log([
     `accepted actions: ${accepted} in ${ms(elapsed)} = ${(accepted / (elapsed / 1000)).toFixed(0)} actions/s`,
     `POST /match/action latency, all:            ${line(sorted(httpLatency))}`,

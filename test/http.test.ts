@@ -1,4 +1,5 @@
 // The envelope and errors, CORS and limits (docs/api.md) across the façade.
+import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from './support/local-procs.js';
@@ -56,6 +57,37 @@ describe('envelope', () => {
     isErrorEnvelope(r.body, 'unsupported_media_type');
     const none = await api.request('POST', '/players/register', { raw: '{"pseudo":"x"}', headers: { 'content-type': 'text/plain' } });
     expect(none.status).toBe(415);
+  });
+
+  it('a body reads the same whether it comes plain (Content-Length, UTF-8 JSON) or chunked', async () => {
+    // The plain form takes the façade's own reader (api/http/json-body.ts), chunked and other
+    // media types express.json: same answers, BOM, charset and errors included.
+    const send = (body: string, headers: Record<string, string>, chunked: boolean) => new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const url = new URL(`${app.baseUrl}/players/register`);
+      const req = http.request(url, { method: 'POST', headers: { 'x-api-key': key, ...headers } }, (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(parts).toString('utf8')) }));
+      });
+      req.on('error', reject);
+      if (chunked) { req.write(body.slice(0, 3)); req.end(body.slice(3)); } else { req.setHeader('content-length', Buffer.byteLength(body)); req.end(body); }
+    });
+    const cases: Array<[string, Record<string, string>, number, string | undefined]> = [
+      ['\ufeff{"pseudo": "a"}', { 'content-type': 'application/json' }, 400, 'validation_failed'],
+      ['{"pseudo": "é"}', { 'content-type': 'application/json; charset=UTF-8' }, 400, 'validation_failed'],
+      ['{"pseudo": "a"}', { 'content-type': 'application/json; charset=latin1' }, 415, 'unsupported_media_type'],
+      ['  "texte"', { 'content-type': 'application/json' }, 400, 'invalid_json'],
+      ['{"pseudo": ', { 'content-type': 'application/json' }, 400, 'invalid_json'],
+      ['  ', { 'content-type': 'application/json' }, 400, 'invalid_json'],
+    ];
+    for (const [body, headers, status, error] of cases) {
+      for (const chunked of [false, true]) {
+        const r = await send(body, headers, chunked);
+        expect([body, chunked, r.status, r.body.error]).toEqual([body, chunked, status, error]);
+      }
+    }
+    const unnamed = await send('\ufeff{"pseudo": "Lecteur"}', { 'content-type': 'application/json' }, false);
+    expect(unnamed.body.details.map((d: any) => d.champ).sort()).toEqual(['email', 'password']);
   });
 
   it('a body over 2 MiB is payload_too_large', async () => {

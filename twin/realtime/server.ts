@@ -106,7 +106,9 @@ export function deliveryTrace(file: string): DeliveryTrace {
   timer.unref();
   return {
     add(m, receivedAt, sentAt) {
-      const turn = m.encoding === 'json' ? /"numero_tour": ?(\d+)/.exec(m.payload.toString('utf8'))?.[1] ?? '' : '';
+      // The partie's own numero_tour, the last one: an `etat` with its action beside its fields
+      // (realtime.evenements etat, etat_aux_autres) has the action's, one less, before it.
+      const turn = m.encoding === 'json' ? [...m.payload.toString('utf8').matchAll(/"numero_tour": ?(\d+)/g)].at(-1)?.[1] ?? '' : '';
       lines.push(`${m.topic}\t${m.event}\t${turn}\t${m.committedAt?.toFixed(3) ?? ''}\t${receivedAt.toFixed(3)}\t${sentAt.toFixed(3)}\n`);
     },
     close() { clearInterval(timer); flush(); },
