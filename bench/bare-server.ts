@@ -5,14 +5,19 @@
 // With a process count above 1, that many processes share the port (node:cluster), as
 // `manette start` runs MANETTE_WORKERS façade processes. `express`: the same calls served
 // by a bare Express 5 app (its router and express.json() only), to show Express's own share.
-//   node bin/run-ts.js bench/bare-server.ts <database url> <port> [processes] [node|express]
+// `minimal` (bench/match.ts --server bare --sql minimal): POST /match/action makes only the
+// writes of a move (bench/match-action.ts's minimal transaction: the match row, the history
+// row, the realtime rows) as the URL's user, no authentication, rules or answer;
+// `minimal-etat` sends one `etat` instead of `action` and `etat` (realtime.evenements etat).
+//   node bin/run-ts.js bench/bare-server.ts <database url> <port> [processes] [node|express] [api|minimal|minimal-etat]
 import cluster from 'node:cluster';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
+import pg from 'pg';
 import { callApi, createPool, passApi, type ApiJson } from '../api/db/pool.js';
 
-const [databaseUrl, port, processes = '1', kind = 'node'] = process.argv.slice(2);
+const [databaseUrl, port, processes = '1', kind = 'node', sql = 'api'] = process.argv.slice(2);
 
 if (cluster.isPrimary && Number(processes) > 1) {
   // Each process runs this file again through tsx, with its share of the pool (as workers do).
@@ -28,6 +33,8 @@ if (cluster.isPrimary && Number(processes) > 1) {
 
 function serve() {
   const pool = createPool(databaseUrl!, { role: 'manette_api', max: Math.ceil(20 / Number(processes)) });
+  const writer = sql.startsWith('minimal') ? new pg.Pool({ connectionString: databaseUrl, max: Math.ceil(20 / Number(processes)) }) : undefined;
+  const MINIMAL_MOVE = minimalMove(sql === 'minimal-etat');
 
   const send = (res: http.ServerResponse, status: number, body: unknown) => {
     const text = JSON.stringify(body);
@@ -63,6 +70,10 @@ function serve() {
         result = await callApi(pool, 'shop_articles', ctx);
       } else if (scores) {
         result = await callApi(pool, 'leaderboards_scores', ctx, { id: decodeURIComponent(scores[1]!), limit: Number(query.get('limit') ?? 10) });
+      } else if (pathname === '/api/public/v1/match/action' && method === 'POST' && writer) {
+        const { partie_id: id, action, donnees } = body() as { partie_id: string; action: string; donnees: unknown };
+        const moved = await writer.query(MINIMAL_MOVE, [id, action, JSON.stringify(donnees ?? {})]);
+        result = { partie: { numero_tour: moved.rows[0]?.numero_tour } };
       } else if (pathname === '/api/public/v1/match/action' && method === 'POST') {
         result = await callApi(pool, 'match_action', ctx, body());
       } else {
@@ -99,4 +110,24 @@ function serve() {
     });
   }
   server.listen(Number(port), '127.0.0.1', () => { if (cluster.isPrimary) process.send?.('ready'); });
+}
+
+/** The writes of one move and nothing else: the match row, its history row, and its events
+ *  as the game's realtime.evenements sends them on the room (`minimal`, action_etat:
+ *  `action` then `etat`; `minimal-etat`, etat: the `etat` with the action in it), each a
+ *  `realtime.send`. */
+function minimalMove(oneEvent: boolean): string {
+  return `
+  with moved as (
+    update manette.matches set board = board || $3::jsonb, turn_number = turn_number + 1, updated_at = clock_timestamp(),
+      last_action_seq = last_action_seq + 1
+    where id = $1::uuid returning id, game_id, turn_number, board, last_action_seq),
+  logged as (
+    insert into manette.match_actions (match_id, seq, game_id, player_id, action, data, turn_number)
+    select id, last_action_seq, game_id, null, $2, $3::jsonb, turn_number - 1 from moved)
+  select turn_number as numero_tour,${oneEvent ? '' : `
+         realtime.send(jsonb_build_object('action', $2, 'donnees', $3::jsonb), 'action', 'manette_partie_' || id, true),`}
+         realtime.send(jsonb_build_object('etat_plateau', board, 'numero_tour', turn_number${oneEvent
+           ? ", 'action', jsonb_build_object('action', $2, 'donnees', $3::jsonb)" : ''}), 'etat', 'manette_partie_' || id, true)
+  from moved`;
 }

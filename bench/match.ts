@@ -3,12 +3,17 @@
 // Realtime), every player subscribed to its room with @supabase/realtime-js.
 //
 //   node bin/run-ts.js bench/match.ts [--matches 100] [--moves 20] [--rules tour_par_tour] [--durable]
-//     [--events etat_aux_autres|etat|action_etat]
+//     [--events etat_aux_autres|etat|action_etat] [--server facade|bare] [--sql api|minimal]
 // (--durable: Postgres flushes every commit; by default the throwaway cluster does not.
 // --events: the game file's realtime.evenements: action_etat (the setting's default) and etat
 // send two events and one per move on the match's room, which the players subscribe to;
 // etat_aux_autres (the demo's) one `etat` per move on the other player's own channel, which
-// each player subscribes to instead.)
+// each player subscribes to instead.
+// --server bare: the moves go to bench/bare-server.ts (node:http + pg, as many processes and
+// connections as the façade, nothing else) instead of the façade; the rest (setup, the
+// local Realtime) is `manette start`'s. With --sql minimal it makes only a move's writes
+// (the match row, the history row, the realtime rows), not api.match_action: the floor of a
+// relay through Postgres and Realtime on this machine, Manette's code aside.)
 //
 // In each match the two players alternate: the player whose turn it is sends
 // POST /match/action (with numero_tour); the other player plays as soon as its realtime
@@ -21,10 +26,10 @@
 // that authorization, against its limit measured in the same run: joins one at a time,
 // private room vs the public channel of the same name (no authorization); and per event in
 // Postgres, manette.broadcast (which picks the channel kind) vs realtime_send alone.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import { tmpdir, cpus, loadavg } from 'node:os';
+import { availableParallelism, tmpdir, cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -42,8 +47,13 @@ const { values: opts } = parseArgs({
     rules: { type: 'string', default: 'tour_par_tour' },
     durable: { type: 'boolean', default: false },
     events: { type: 'string', default: 'action_etat' },
+    server: { type: 'string', default: 'facade' },
+    sql: { type: 'string', default: 'api' },
   },
 });
+if (opts.server !== 'facade' && opts.server !== 'bare') throw new Error('--server facade or bare');
+if (opts.sql !== 'api' && opts.sql !== 'minimal') throw new Error('--sql api or minimal');
+if (opts.sql === 'minimal' && (opts.server !== 'bare' || opts.events === 'etat_aux_autres')) throw new Error('--sql minimal: with --server bare, on the room (--events action_etat or etat)');
 const EVENTS = opts.events!;
 if (!['etat_aux_autres', 'etat', 'action_etat'].includes(EVENTS)) throw new Error('--events etat_aux_autres, etat or action_etat');
 const MATCHES = Number(opts.matches);
@@ -53,12 +63,14 @@ if (opts.rules !== 'tour_par_tour' && opts.rules !== 'libre') throw new Error('-
 const dir = await mkdtemp(path.join(tmpdir(), 'manette-bench-match-'));
 await chmod(dir, 0o755);
 let proc: ChildProcess | undefined;
+let bare: ChildProcess | undefined;
 let stopPg: (() => Promise<void>) | undefined;
 let agent: http.Agent | undefined;
 const realtimeClients: RealtimeClient[] = [];
 
 async function cleanup() {
   for (const c of realtimeClients) c.disconnect();
+  bare?.kill('SIGTERM');
   agent?.destroy();
   if (proc && proc.exitCode === null && proc.signalCode === null) {
     await new Promise<void>((resolve) => {
@@ -110,16 +122,28 @@ try {
     });
   proc = api.proc;
   const base = await api.base;
+  // --server bare: the moves' server (its primary says 'ready' once every process listens).
+  let movesBase = base;
+  if (opts.server === 'bare') {
+    const barePort = await freePort();
+    bare = fork(path.join(import.meta.dirname, '..', 'bin', 'run-ts.js'), [path.join(import.meta.dirname, 'bare-server.ts'), databaseUrl,
+      String(barePort), String(availableParallelism()), 'node', opts.sql === 'api' ? 'api' : opts.events === 'etat' ? 'minimal-etat' : 'minimal'], { stdio: 'ignore' });
+    await new Promise<void>((resolve, reject) => {
+      bare!.once('message', () => resolve());
+      bare!.once('exit', (code) => reject(new Error(`bench/bare-server.ts exited (${code})`)));
+    });
+    movesBase = `http://127.0.0.1:${barePort}/api/public/v1`;
+  }
 
   // The players' HTTP client: node:http on keep-alive connections. (fetch, undici's, took
   // about 0.7 ms of CPU per request here: this load generator shares the 2 cores with the
   // server it measures, as the peer's client does.)
   let failed = 0;
   agent = new http.Agent({ keepAlive: true, maxSockets: 128 });
-  function call(method: string, url: string, token?: string, body?: unknown): Promise<any> {
+  function call(method: string, url: string, token?: string, body?: unknown, server = base): Promise<any> {
     const data = body === undefined ? undefined : JSON.stringify(body);
     return new Promise((resolve, reject) => {
-      const req = http.request(base + url, {
+      const req = http.request(server + url, {
         method, agent,
         headers: { 'x-api-key': apiKey, ...(token ? { 'x-player-token': token } : {}), ...(data ? { 'content-type': 'application/json' } : {}) },
       }, (res) => {
@@ -195,7 +219,7 @@ try {
     const t = performance.now();
     match.sentAt.set(turn + 1, t);
     const r = await call('POST', '/match/action', p.token,
-      { partie_id: match.id, action: 'coup', donnees: { [`c${turn}`]: seat }, numero_tour: turn });
+      { partie_id: match.id, action: 'coup', donnees: { [`c${turn}`]: seat }, numero_tour: turn }, movesBase);
     const answered = performance.now();
     match.answeredAt.set(turn + 1, answered);
     httpLatency.push([t, answered - t]);
@@ -245,6 +269,7 @@ try {
     if (cmd.includes('pgbouncer')) return 'PgBouncer (session pooler)';
     if (cmd.includes('manette-worker.js')) return 'API workers';
     if (cmd.includes('manette.js start')) return 'API primary (local Realtime, shared rate limits)';
+    if (cmd.includes('bare-server.ts')) return 'bare server (node:http + pg, --server bare)';
     return undefined;
   });
   const cpuTotal = [...cpu.values()].reduce((a, b) => a + b, 0);
@@ -331,7 +356,7 @@ try {
   const steadyFrom = started + elapsed / 5;
   const ms = (x: number) => `${x.toFixed(1)} ms`;
   const line = (xs: number[]) => `p50 ${ms(percentile(xs, 0.5))}, p99 ${ms(percentile(xs, 0.99))} (${xs.length} samples)`;
-  console.log(JSON.stringify({ matches: MATCHES, moves_per_match: MOVES, rules: opts.rules, durable: opts.durable, events: EVENTS, cpus: cpus().length, load_before: Number(load.toFixed(2)) }));
+  console.log(JSON.stringify({ matches: MATCHES, moves_per_match: MOVES, rules: opts.rules, durable: opts.durable, events: EVENTS, server: opts.server, sql: opts.sql, cpus: cpus().length, load_before: Number(load.toFixed(2)) }));
   console.log([
     `accepted actions: ${accepted} in ${ms(elapsed)} = ${(accepted / (elapsed / 1000)).toFixed(0)} actions/s`,
     `POST /match/action latency, all:            ${line(sorted(httpLatency))}`,

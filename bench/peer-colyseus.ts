@@ -2,7 +2,7 @@
 // turn-based game (Manette's `tour_par_tour` rules, bench/peers/colyseus/server.mjs) and the
 // same load shape (M matches at once, M × 2 players, MOVES moves each, closed loop).
 //
-//   node bin/run-ts.js bench/peer-colyseus.ts [--matches 100] [--moves 20] [--skip-durable]
+//   node bin/run-ts.js bench/peer-colyseus.ts [--matches 100] [--moves 20] [--skip-durable] [--skip-floor]
 //
 // Colyseus is installed apart from Manette's own dependencies, in bench/peers/colyseus/
 // (its own package.json and package-lock.json): `npm ci --prefix bench/peers/colyseus` runs
@@ -11,7 +11,14 @@
 //   1. Manette, commits not flushed (as Colyseus, which keeps its rooms in memory):
 //      bench/match.ts, whose throwaway Postgres runs with fsync and synchronous_commit off;
 //   2. Colyseus: bench/peers/colyseus/server.mjs and client.mjs, each its own process;
-//   3. Manette, durable commits: bench/match.ts --durable (every commit flushed).
+//   3. the floor of such a relay on this machine, commits not flushed: the same runs of
+//      bench/match.ts with the moves served by a bare node:http + pg server (bench/bare-server.ts,
+//      as many processes and connections as the façade, nothing else), first calling
+//      api.match_action (`--server bare`: what the façade adds), then making only the writes of
+//      a move (`--server bare --sql minimal`: the match row, its history row, the realtime rows;
+//      no authentication, rules or answer): what Postgres, Realtime, HTTP and the load
+//      generator cost here whatever the code;
+//   4. Manette, durable commits: bench/match.ts --durable (every commit flushed).
 // Prints each run's output, then one table: actions/s and the latency from sending an
 // action to the other player receiving the resulting state (p50, p99), and the ratios
 // Manette / Colyseus against their goals (GOALS below: ≥ 0.2× the actions/s, on the way to
@@ -29,6 +36,7 @@ const { values: opts } = parseArgs({
     matches: { type: 'string', default: '100' },
     moves: { type: 'string', default: '20' },
     'skip-durable': { type: 'boolean', default: false },
+    'skip-floor': { type: 'boolean', default: false },
   },
 });
 const MATCHES = Number(opts.matches);
@@ -45,6 +53,8 @@ const PEER_TIMEOUT_MS = 400_000;      // the Colyseus client: setup and its own 
 const GOALS = { actions: 0.2, actionsNext: 0.33, p50: 5 };
 
 const started: ChildProcess[] = [];
+const FLOOR_API = 'Floor: bare server, api.match_action';
+const FLOOR_WRITES = 'Floor: bare server, a move\'s writes only';
 
 /** Every process below `pid` (children first found, then theirs), from ps. */
 function descendants(pid: number): number[] {
@@ -138,9 +148,9 @@ async function colyseus(): Promise<{ out: string; code: number | null }> {
   }
 }
 
-const manette = (durable: boolean) => run(durable ? 'manette durable' : 'manette', process.execPath,
+const manette = (durable: boolean, extra: string[] = []) => run(durable ? 'manette durable' : extra.length ? 'floor' : 'manette', process.execPath,
   [path.join(ROOT, 'bin', 'run-ts.js'), path.join(ROOT, 'bench', 'match.ts'), '--matches', String(MATCHES), '--moves', String(MOVES),
-    ...(durable ? ['--durable'] : [])], MANETTE_TIMEOUT_MS, {
+    ...(durable ? ['--durable'] : []), ...extra], MANETTE_TIMEOUT_MS, {
     // bench/match.ts registers its 2 × M players 32 at a time before the run (not measured);
     // with argon2id at OWASP's minimum, the API sheds such a burst with 503 (hashes queued
     // for more than ~2 s), so the setup hashes cheaply unless told otherwise. bench/match.ts
@@ -167,6 +177,10 @@ try {
     };
     await step('Manette, commits not flushed', () => manette(false));
     await step(`Colyseus ${version('@colyseus/core')} (rooms in memory)`, colyseus);
+    if (!opts['skip-floor']) {
+      await step(FLOOR_API, () => manette(false, ['--server', 'bare']));
+      await step(FLOOR_WRITES, () => manette(false, ['--server', 'bare', '--sql', 'minimal']));
+    }
     if (!opts['skip-durable']) await step('Manette, durable commits', () => manette(true));
 
     const ms = (x: number) => `${x.toFixed(1)} ms`;
@@ -191,15 +205,15 @@ try {
     const H = [`actions/s (goal ≥ ${GOALS.actions}×, then ${GOALS.actionsNext}×)`, `steady p50 (goal ≤ ${GOALS.p50}×)`];
     console.log(`\n| Manette / Colyseus ${' '.repeat(12)} | ${cell(H[0]!, 36)} | ${cell(H[1]!, 24)} |`);
     console.log(`| ${'-'.repeat(31)} | ${'-'.repeat(36)} | ${'-'.repeat(24)} |`);
-    for (const r of runs.filter((x) => x.name.startsWith('Manette'))) {
+    for (const r of runs.filter((x) => x.name.startsWith('Manette') || x.name.startsWith('Floor'))) {
       const f = r.figures;
       if (!f || !peer) { console.log(`| ${cell(r.name, 31)} | ${cell('-', 36)} | ${cell('-', 24)} |`); continue; }
       const a = f.actions / peer.actions;
       const l = f.p50 / peer.p50;
-      const goal = r.name.includes('durable') ? ['', '']
+      const goal = r.name.includes('durable') || r.name.startsWith('Floor') ? ['', '']
         : [a >= GOALS.actionsNext ? ' ✓ (both)' : a >= GOALS.actions ? ` ✓ (${GOALS.actionsNext}× not yet)` : ' ✗ below goal', l <= GOALS.p50 ? ' ✓' : ' ✗ above goal'];
       console.log(`| ${cell(r.name, 31)} | ${cell(`${a.toFixed(3)}×${goal[0]}`, 36)} | ${cell(`${l.toFixed(1)}×${goal[1]}`, 24)} |`);
-      if (!r.name.includes('durable')) {
+      if (r.name === 'Manette, commits not flushed') {
         reportRatio('relay / Colyseus, actions/s (100 matches, commits not flushed)', a, { atLeast: GOALS.actions });
         reportRatio('relay / Colyseus, steady p50 latency', l, { atMost: GOALS.p50 });
       }
@@ -227,6 +241,24 @@ try {
         + `Colyseus / Manette = ${r.toFixed(3)} (goal ≥ ${GOALS.actions}${r >= GOALS.actions ? ' ✓' : ' ✗'}): the actions/s ratio of a machine `
         + 'that runs nothing else, read on CPU time, which other work on the machine does not move.');
       reportRatio('relay / Colyseus, CPU per action (Colyseus / Manette)', r, { atLeast: GOALS.actions });
+    }
+    // The floor: the same relay with nothing of Manette's code but a move's writes. Its CPU
+    // per action against Colyseus's is the most any relay through HTTP, Postgres and Realtime
+    // gets on this machine; Manette's against the floor's is what Manette's code costs.
+    const floor = runs.find((x) => x.name === FLOOR_WRITES)?.figures;
+    const floorApi = runs.find((x) => x.name === FLOOR_API)?.figures;
+    if (floor?.cpu && mine?.cpu) {
+      console.log(`\nThe floor (${FLOOR_WRITES}): ${floor.cpu.all.toFixed(2)} ms of CPU per action (${floor.cpu.parts}).`);
+      if (floorApi?.cpu) console.log(`With api.match_action (${FLOOR_API}): ${floorApi.cpu.all.toFixed(2)} ms (${floorApi.cpu.parts}).`);
+      if (peer?.cpu) {
+        const f = peer.cpu.all / floor.cpu.all;
+        console.log(`Colyseus / the floor, CPU per action = ${f.toFixed(3)}: no relay through HTTP, Postgres and Realtime `
+          + `sharing this machine with its load generator reaches more than that fraction of Colyseus's actions/s `
+          + `(goal ${GOALS.actions}${f >= GOALS.actions ? ', within reach' : ', out of reach here'}).`);
+        reportRatio('relay floor (bare server, a move\'s writes only) / Colyseus, CPU per action (what no code can pass here)', f, { atLeast: GOALS.actions });
+      }
+      console.log(`Manette's CPU per action is ${(mine.cpu.all / floor.cpu.all).toFixed(2)} × the floor's `
+        + `(${(mine.cpu.all - floor.cpu.all).toFixed(2)} ms more: authentication, the rules, the checks, the answer, the façade).`);
     }
     const busiest = Math.max(...runs.map((r) => r.figures?.load ?? r.loadAtStart));
     if (busiest > cpus().length) {
