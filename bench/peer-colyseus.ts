@@ -3,6 +3,7 @@
 // same load shape (M matches at once, M × 2 players, MOVES moves each, closed loop).
 //
 //   node bin/run-ts.js bench/peer-colyseus.ts [--matches 100] [--moves 20] [--skip-durable] [--skip-floor]
+//     [--events etat|action_etat|etat_aux_autres]   (Manette's realtime.evenements; etat by default, below)
 //
 // Colyseus is installed apart from Manette's own dependencies, in bench/peers/colyseus/
 // (its own package.json and package-lock.json): `npm ci --prefix bench/peers/colyseus` runs
@@ -37,6 +38,7 @@ const { values: opts } = parseArgs({
     moves: { type: 'string', default: '20' },
     'skip-durable': { type: 'boolean', default: false },
     'skip-floor': { type: 'boolean', default: false },
+    events: { type: 'string', default: 'etat' },
   },
 });
 const MATCHES = Number(opts.matches);
@@ -148,9 +150,13 @@ async function colyseus(): Promise<{ out: string; code: number | null }> {
   }
 }
 
+// What Colyseus sends per move, a state change to each player of the room, is Manette's
+// realtime.evenements `etat` (one `etat` with the action in it, on the room); the setting's
+// default, action_etat, sends two events (`--events action_etat`: docs/performance.md says
+// what that costs).
 const manette = (durable: boolean, extra: string[] = []) => run(durable ? 'manette durable' : extra.length ? 'floor' : 'manette', process.execPath,
   [path.join(ROOT, 'bin', 'run-ts.js'), path.join(ROOT, 'bench', 'match.ts'), '--matches', String(MATCHES), '--moves', String(MOVES),
-    ...(durable ? ['--durable'] : []), ...extra], MANETTE_TIMEOUT_MS, {
+    '--events', opts.events!, ...(durable ? ['--durable'] : []), ...extra], MANETTE_TIMEOUT_MS, {
     // bench/match.ts registers its 2 × M players 32 at a time before the run (not measured);
     // with argon2id at OWASP's minimum, the API sheds such a burst with 503 (hashes queued
     // for more than ~2 s), so the setup hashes cheaply unless told otherwise. bench/match.ts
@@ -177,7 +183,9 @@ try {
     };
     await step('Manette, commits not flushed', () => manette(false));
     await step(`Colyseus ${version('@colyseus/core')} (rooms in memory)`, colyseus);
-    if (!opts['skip-floor']) {
+    // The floor's writes send on the room: not with etat_aux_autres (each player's own channel).
+    if (!opts['skip-floor'] && opts.events === 'etat_aux_autres') console.log('\n(no floor with --events etat_aux_autres: its writes send on the room)');
+    else if (!opts['skip-floor']) {
       await step(FLOOR_API, () => manette(false, ['--server', 'bare']));
       await step(FLOOR_WRITES, () => manette(false, ['--server', 'bare', '--sql', 'minimal']));
     }
@@ -185,7 +193,7 @@ try {
 
     const ms = (x: number) => `${x.toFixed(1)} ms`;
     const cell = (s: string, w: number) => s.padEnd(w);
-    console.log(`\n== Manette vs Colyseus: same game (tour_par_tour), ${MATCHES} matches × ${MOVES} moves, closed loop`);
+    console.log(`\n== Manette vs Colyseus: same game (tour_par_tour), ${MATCHES} matches × ${MOVES} moves, closed loop; Manette's realtime.evenements: ${opts.events}`);
     console.log('   latency: action sent → resulting state at the other player; steady = actions sent after the first fifth of the run');
     console.log(`   Colyseus: @colyseus/core ${version('@colyseus/core')}, ws-transport ${version('@colyseus/ws-transport')}, `
       + `schema ${version('@colyseus/schema')}, sdk ${version('@colyseus/sdk')}; Node ${process.version}`);
