@@ -149,6 +149,34 @@ describe('npm start with MANETTE_WORKERS=2', () => {
     expect(accepted).toBeLessThanOrEqual(BURST + RPS);
   });
 
+  it('a frozen primary: a worker answers the requests of its open connections from its own count, after its 1 s wait', async () => {
+    // The rate limits count in the primary; a worker that gets no answer within 1 s decides
+    // from its own count rather than holding the request (api/http/rate-limit-store.ts).
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const get = () => new Promise<Answer>((resolve, reject) => {
+      const req = http.get({ host: '127.0.0.1', port, path: '/api/public/v1/shop/articles', headers: { 'x-api-key': demoKey }, agent, timeout: 10_000 }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode!, worker: Number(res.headers['x-manette-worker']) }));
+      });
+      req.on('timeout', () => req.destroy(new Error('no answer in 10 s')));
+      req.on('error', reject);
+    });
+    try {
+      const opened = await get(); // the connection, handed to a worker by the primary
+      const primary = await primaryPid();
+      process.kill(primary, 'SIGSTOP');
+      let answers: Answer[];
+      try {
+        answers = [await get(), await get()];
+      } finally {
+        process.kill(primary, 'SIGCONT');
+      }
+      expect(answers.map((a) => [a.status, a.worker])).toEqual([[200, opened.worker], [200, opened.worker]]);
+    } finally {
+      agent.destroy();
+    }
+  });
+
   it('replaces a worker killed with kill -9, and requests keep succeeding meanwhile', async () => {
     const [victim, survivor] = workerPids as [number, number];
     const before = new Set(workers);
