@@ -1,5 +1,97 @@
+-- A lighter move: the same answers, errors, checks, locks and events, for less work per
+-- accepted api.match_action (bench/move-profile.ts measures it; docs/performance.md):
+--   * manette.authenticate: the token hashed once; manette.game_id and manette.base_url set
+--     as the key's row is read (one statement); the game's realtime settings kept for the
+--     transaction (manette.game_realtime), which manette.broadcast_all reads instead of the
+--     game's row. The FOR KEY SHARE on the player and the session read again after it stay.
+--   * manette.match_play: the rule's answer checked for unknown keys with one expression (the
+--     query that names the first one runs only when there is one); the answer and the `etat`
+--     built from the partie it gave the rules, with the fields the update changes replaced.
+--   * manette.notify: the request's player compared without a query.
+--   * The turn's deadline (turn_expires_at) leaves the indexes, so that a timed move's update
+--     of manette.matches is HOT: the sweep and the live list find due matches through a
+--     lower bound of it, sweep_at (matches_sweep_at_idx). Set to the deadline on insert and
+--     whenever a write would leave it above the deadline (matches_turn_watch); a move only
+--     pushes the deadline later and never writes it. A bound found passed whose deadline is
+--     not is moved up to the deadline by the sweep (and the live list, for its game).
+--     Existing rows get -infinity (a lower bound of anything): the first sweep moves the
+--     live ones up, and the ended ones are outside the partial index.
+--   * The history's BRIN index leaves its last, partial range unsummarized (end of file).
+
+alter table manette.matches add column sweep_at timestamp with time zone default '-infinity';
+alter table manette.matches alter column sweep_at drop default;
+
 -- lighter_move: written by `npm run migration` from supabase/schema (tools/schema/migration.ts).
--- From: supabase/schema/functions/manette.authenticate.sql, supabase/schema/functions/manette.broadcast_all.sql, supabase/schema/functions/manette.match_play.sql, supabase/schema/functions/manette.notify.sql
+-- From: supabase/schema/functions/api.match_live.sql, supabase/schema/functions/manette.authenticate.sql, supabase/schema/functions/manette.broadcast_all.sql, supabase/schema/functions/manette.match_play.sql, supabase/schema/functions/manette.match_turn_bound.sql, supabase/schema/functions/manette.notify.sql, supabase/schema/functions/manette.sweep_expired_turns.sql, supabase/schema/tables/manette.matches.sql
+
+CREATE OR REPLACE FUNCTION api.match_live(ctx jsonb, body jsonb)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  caller    manette.caller := manette.authenticate(ctx, 'required');
+  wanted    text := body->>'mode_jeu';
+  page_size integer := least(greatest(coalesce(manette.json_int(body->'limit'), 20), 1), 100);
+  parties   jsonb;
+  noticed   timestamptz := clock_timestamp();
+  found     manette.matches;
+  after     manette.matches;
+  budget    integer := 100;
+begin
+  if wanted is not null
+     and not exists (select 1 from manette.modes mo where mo.game_id = caller.game_id and mo.code = wanted) then
+    perform manette.fail('mode_not_found', 404);
+  end if;
+
+  -- The expiries due in what is listed are applied first, as the sweep does (so a match
+  -- whose player left is not shown live even where no sweep runs): the live matches of the
+  -- listed modes whose turn has expired, oldest first, a page at most, 100 expired turns in
+  -- all; a match another request holds is skipped (SKIP LOCKED: that request applies it).
+  -- The game's deadline bounds found passed (sweep_at, below the deadline a move pushed
+  -- later) are moved up to the deadline first, as the sweep does, 100 at most. With nothing
+  -- due and no bound passed (the sweep keeps them), this is two probes of
+  -- matches_sweep_at_idx and no lock.
+  update manette.matches x set sweep_at = x.turn_expires_at
+  where x.id in (select y.id from manette.matches y
+                 where y.game_id = caller.game_id and y.status = 'en_cours' and y.sweep_at <= noticed
+                   and (y.turn_expires_at is null or y.turn_expires_at > noticed)
+                 limit 100
+                 for update skip locked);
+  for found in
+    select x.* from manette.matches x
+    where x.game_id = caller.game_id and x.status = 'en_cours' and x.sweep_at <= noticed
+      and x.turn_expires_at <= noticed
+      and exists (select 1 from manette.modes mo
+                  where mo.game_id = x.game_id and mo.code = x.mode and mo.spectators
+                    and (wanted is null or mo.code = wanted))
+    order by x.turn_expires_at
+    limit page_size
+    for update of x skip locked
+  loop
+    exit when budget <= 0;
+    after := manette.match_expire_turns(found, null, budget);
+    budget := budget - (coalesce(after.last_action_seq, 0) - coalesce(found.last_action_seq, 0));
+  end loop;
+
+  select coalesce(jsonb_agg(manette.partie_json(l.live, manette.match_participants_json((l.live).id))
+                            order by (l.live).created_at desc, (l.live).id desc), '[]'::jsonb)
+  into parties
+  from (select per_mode.live
+        from manette.modes mo
+        cross join lateral (select x as live
+                            from manette.matches x
+                            where x.game_id = mo.game_id and x.mode = mo.code and x.status = 'en_cours'
+                            order by x.created_at desc, x.id desc
+                            limit page_size) per_mode
+        where mo.game_id = caller.game_id and mo.spectators and (wanted is null or mo.code = wanted)
+        order by (per_mode.live).created_at desc, (per_mode.live).id desc
+        limit page_size) l;
+
+  return jsonb_build_object('parties', parties);
+end
+$function$;
 
 CREATE OR REPLACE FUNCTION manette.authenticate(ctx jsonb, player text DEFAULT 'none'::text)
  RETURNS manette.caller
@@ -380,6 +472,30 @@ begin
 end
 $function$;
 
+CREATE OR REPLACE FUNCTION manette.match_turn_bound()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+begin
+  -- Fires (its WHEN) when a write would leave sweep_at later than the turn's deadline, or
+  -- unset with a deadline: a match created with a timer, a turn that starts after none ran,
+  -- a deadline moved earlier (a test or an operator ageing a match). Named so that it runs
+  -- after matches_turn_timer and matches_turn_timer_update, which set the deadline
+  -- (a table's BEFORE triggers run in the order of their names: matches_turn_watch).
+  new.sweep_at := new.turn_expires_at;
+  return new;
+end
+$function$;
+
+alter function manette.match_turn_bound() owner to postgres;
+
+revoke all on function manette.match_turn_bound() from public;
+
+grant execute on function manette.match_turn_bound() to manette_admin;
+
+grant execute on function manette.match_turn_bound() to manette_engine;
+
 CREATE OR REPLACE FUNCTION manette.notify(player uuid, kind text, m manette.matches)
  RETURNS void
  LANGUAGE plpgsql
@@ -425,6 +541,71 @@ begin
   end if;
 end
 $function$;
+
+CREATE OR REPLACE FUNCTION manette.sweep_expired_turns(max_matches integer DEFAULT 100)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  noticed  timestamptz := clock_timestamp();
+  context  text := pg_catalog.current_setting('manette.game_id', true);
+  found    manette.matches;
+  after    manette.matches;
+  applied  integer := 0;
+  budget   integer := 500;
+  run_id   bigint;
+begin
+  if not pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtextextended('manette.sweep_expired_turns', 0)) then
+    return 0;
+  end if;
+  -- The index (matches_sweep_at_idx) holds a lower bound of each live match's deadline,
+  -- sweep_at, that moves leave behind as they push the deadline later (their update stays
+  -- HOT). Bounds passed whose deadline is not are moved up to it first (to null when no turn
+  -- runs), 1000 at most, skipping the matches a request holds: then the bounds passed are
+  -- the deadlines passed, and the due matches are read as before, oldest deadline first.
+  update manette.matches x set sweep_at = x.turn_expires_at
+  where x.id in (select y.id from manette.matches y
+                 where y.status = 'en_cours' and y.sweep_at <= noticed
+                   and (y.turn_expires_at is null or y.turn_expires_at > noticed)
+                 limit 1000
+                 for update skip locked);
+  for found in
+    select x.* from manette.matches x
+    where x.status = 'en_cours' and x.sweep_at <= noticed and x.turn_expires_at <= noticed
+    order by x.turn_expires_at
+    limit greatest(coalesce(max_matches, 100), 1)
+    for update skip locked
+  loop
+    exit when budget <= 0;
+    perform pg_catalog.set_config('manette.game_id', found.game_id::text, true);
+    after := manette.match_expire_turns(found, null, least(budget, 100));
+    budget := budget - (coalesce(after.last_action_seq, 0) - coalesce(found.last_action_seq, 0));
+    applied := applied + 1;
+  end loop;
+  perform manette.sweep_guests(20);
+  perform pg_catalog.set_config('manette.game_id', coalesce(context, ''), true);
+  -- Each run that held the lock is recorded (manette doctor and the console read the last
+  -- one); the last 1000 are kept: the delete goes by the primary key, one row a run.
+  insert into manette.sweep_runs (ran_by, path, application_name, applied, turns)
+  values (session_user,
+          case when pg_catalog.current_setting('manette.sweep_path', true) = 'api' then 'api' else 'sql' end,
+          nullif(pg_catalog.current_setting('application_name', true), ''),
+          applied, 500 - budget)
+  returning id into run_id;
+  delete from manette.sweep_runs r where r.id <= run_id - 1000;
+  return applied;
+end
+$function$;
+
+comment on column manette.matches.sweep_at is 'a lower bound of turn_expires_at while en_cours with a deadline (the sweep''s index, matches_sweep_at_idx): set to the deadline on insert and whenever a write would leave it later than the deadline (matches_turn_watch); a move pushes the deadline later and leaves it as it is, so that its update is HOT; the sweep and the live list move a bound found passed up to the deadline, or to null when no turn is running';
+
+CREATE TRIGGER matches_turn_watch BEFORE INSERT OR UPDATE ON manette.matches FOR EACH ROW WHEN (new.turn_expires_at IS NOT NULL AND (new.sweep_at IS NULL OR new.sweep_at > new.turn_expires_at)) EXECUTE FUNCTION manette.match_turn_bound();
+
+CREATE INDEX matches_sweep_at_idx ON manette.matches USING btree (sweep_at) WHERE ((status = 'en_cours'::text) AND (sweep_at IS NOT NULL));
+
+drop index manette.matches_turn_expiry_idx;
 
 -- The history's BRIN index (match_actions_created_brin): CREATE INDEX summarized the last,
 -- partial block range of manette.match_actions, so every insert into that range widened its
