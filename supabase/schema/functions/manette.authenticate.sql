@@ -18,8 +18,6 @@ declare
   origins         text[];
   last_used       timestamptz;
   ttl             interval;
-  rooms_private   boolean;
-  match_events    text;
   presented_hash  bytea;
 begin
   if presented_key is null then
@@ -39,13 +37,13 @@ begin
     perform manette.fail('invalid_key', 401);
   end if;
 
-  select g.allowed_origins, g.session_ttl, g.realtime_private, g.realtime_events
-  into origins, ttl, rooms_private, match_events
-  from manette.games g where g.id = caller.game_id;
-  -- The game's realtime settings, for manette.broadcast_all in this transaction (it reads
-  -- the game's row itself when this is not set, or set for another game).
-  perform set_config('manette.game_realtime',
-                     caller.game_id::text || ':' || rooms_private::text || ':' || match_events, true);
+  -- With the game's realtime settings kept for manette.broadcast_all in this transaction
+  -- (it reads the game's row itself when they are not set, or set for another game).
+  select g.allowed_origins, g.session_ttl into origins, ttl
+  from manette.games g
+  where g.id = caller.game_id
+    and set_config('manette.game_realtime',
+                   g.id::text || ':' || g.realtime_private::text || ':' || g.realtime_events, true) is not null;
 
   -- Browsers send Origin; a game restricted to some origins refuses the others.
   if request_origin is not null and not ('*' = any (origins) or request_origin = any (origins)) then
