@@ -48,9 +48,8 @@ begin
   select coalesce(jsonb_agg(jsonb_build_object('joueur_id', mp.player_id, 'pseudo', p.pseudo, 'equipe', mp.team, 'elo', mp.elo)
                             order by mp.seat), '[]'::jsonb),
          coalesce(bool_or(mp.player_id = match_play.player), false),
-         array_agg(mp.player_id::text order by mp.seat),
-         array_agg(distinct mp.team)
-  into participants, is_participant, players, teams
+         array_agg(mp.player_id::text order by mp.seat)
+  into participants, is_participant, players
   from manette.match_players mp
   join manette.players p on p.id = mp.player_id
   where mp.match_id = m.id;
@@ -136,8 +135,12 @@ begin
   win_t := m.winner_team;
   if r ? 'gagnant_equipe' then
     win_t := manette.json_int(r->'gagnant_equipe');
-    if jsonb_typeof(r->'gagnant_equipe') <> 'null' and (win_t is null or not win_t = any (teams)) then
-      raise exception 'manette: rule set "%" returned gagnant_equipe %, not a team of the match', m.rules, r->'gagnant_equipe';
+    if jsonb_typeof(r->'gagnant_equipe') <> 'null' then
+      -- The match's teams, read from the participants only here (not sorted on every move).
+      teams := array(select (x->>'equipe')::integer from jsonb_array_elements(participants) x);
+      if win_t is null or not win_t = any (teams) then
+        raise exception 'manette: rule set "%" returned gagnant_equipe %, not a team of the match', m.rules, r->'gagnant_equipe';
+      end if;
     end if;
   end if;
 
