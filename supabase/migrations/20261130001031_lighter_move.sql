@@ -3,7 +3,8 @@
 --   * manette.authenticate: the token hashed once; manette.game_id and manette.base_url set
 --     as the key's row is read (one statement); the game's realtime settings kept for the
 --     transaction (manette.game_realtime), which manette.broadcast_all reads instead of the
---     game's row. The FOR KEY SHARE on the player and the session read again after it stay.
+--     game's row; manette.player_id set by the session's re-read. The FOR KEY SHARE on the
+--     player and the session read again after it stay.
 --   * manette.match_play: the rule's answer checked for unknown keys with one expression (the
 --     query that names the first one runs only when there is one); the answer and the `etat`
 --     built from the partie it gave the rules, with the fields the update changes replaced.
@@ -167,10 +168,13 @@ begin
   perform 1 from manette.players pl
   where pl.id = caller.player_id and pl.deleted_at is null
   for key share;
+  -- The request's player is set by that re-read, when it finds the session (nothing after
+  -- it reads manette.player_id before the request's own work; a failure ends the request).
   if not found or not exists (
     select 1 from manette.sessions s
     where s.token_hash = presented_hash
-      and s.revoked_at is null and s.expires_at > now()) then
+      and s.revoked_at is null and s.expires_at > now()
+      and set_config('manette.player_id', caller.player_id::text, true) is not null) then
     perform manette.fail('invalid_token', 401);
   end if;
 
@@ -183,7 +187,6 @@ begin
     update manette.players pl set seen_at = now() where pl.id = caller.player_id;
   end if;
 
-  perform set_config('manette.player_id', caller.player_id::text, true);
   return caller;
 end
 $function$;

@@ -79,10 +79,13 @@ begin
   perform 1 from manette.players pl
   where pl.id = caller.player_id and pl.deleted_at is null
   for key share;
+  -- The request's player is set by that re-read, when it finds the session (nothing after
+  -- it reads manette.player_id before the request's own work; a failure ends the request).
   if not found or not exists (
     select 1 from manette.sessions s
     where s.token_hash = presented_hash
-      and s.revoked_at is null and s.expires_at > now()) then
+      and s.revoked_at is null and s.expires_at > now()
+      and set_config('manette.player_id', caller.player_id::text, true) is not null) then
     perform manette.fail('invalid_token', 401);
   end if;
 
@@ -95,7 +98,6 @@ begin
     update manette.players pl set seen_at = now() where pl.id = caller.player_id;
   end if;
 
-  perform set_config('manette.player_id', caller.player_id::text, true);
   return caller;
 end
 $function$;
