@@ -1,5 +1,5 @@
 // api.match_action against its limit, in one run on one throwaway Postgres 17:
-//   node bin/run-ts.js bench/match-action.ts [--matches 10] [--seconds 5] [--rules libre]
+//   node bin/run-ts.js bench/match-action.ts [--matches 10] [--seconds 5] [--rules libre] [--waits]
 //
 // Two modes of one game, each measured on its own: `duel` (--rules, no timer, no rating, no
 // reward: the match row, the history and the room's events only) and `1v1`, the demo's 1v1
@@ -15,11 +15,17 @@
 // realtime.send (the `action` and `etat` events), no authentication, no rules, no RLS (as
 // superuser). Both with commits not flushed (synchronous_commit off) and durable (on; fsync
 // on). Prints actions/s and the ratio action / minimal for each.
+//
+// --waits: during each measured loop, another connection (the twin's superuser, direct)
+// reads pg_stat_activity every 5 ms and counts what the loop's active backends wait on
+// (wait_event_type:wait_event, `CPU` when none); printed as shares of the active backends
+// seen. The sampler costs a little CPU: compare ratios from runs without it.
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startEmbeddedPostgres } from '../twin/postgres/embedded.js';
 import { migrate } from '../api/db/migrate.js';
 import { applyGameFile } from '../api/config/apply.js';
@@ -30,6 +36,7 @@ const { values: opts } = parseArgs({
     matches: { type: 'string', default: '10' },
     seconds: { type: 'string', default: '5' },
     rules: { type: 'string', default: 'libre' },
+    waits: { type: 'boolean', default: false },
   },
 });
 const MATCHES = Number(opts.matches);
@@ -119,6 +126,37 @@ try {
   const minimal = minimalMove(false);
   const minimalTimed = minimalMove(true);
 
+  // --waits: what the loop's active backends wait on, sampled from pg_stat_activity.
+  const waitRows: { label: string; samples: number; counts: Map<string, number> }[] = [];
+  const withWaits = async <T,>(label: string, run: () => Promise<T>): Promise<T> => {
+    if (!opts.waits) return run();
+    const sampler = new pg.Client({ connectionString: server.adminUrl });
+    await sampler.connect();
+    const counts = new Map<string, number>();
+    let samples = 0;
+    let stop = false;
+    const sampling = (async () => {
+      while (!stop) {
+        const r = await sampler.query<{ w: string; n: string }>(
+          `select coalesce(wait_event_type || ':' || wait_event, 'CPU') as w, count(*) as n
+           from pg_stat_activity
+           where state = 'active' and backend_type = 'client backend' and pid <> pg_backend_pid()
+             and usename <> 'pgbouncer'
+           group by 1`);
+        samples++;
+        for (const row of r.rows) counts.set(row.w, (counts.get(row.w) ?? 0) + Number(row.n));
+        await sleep(5);
+      }
+    })();
+    try {
+      return await run();
+    } finally {
+      stop = true;
+      await sampling;
+      await sampler.end();
+      waitRows.push({ label, samples, counts });
+    }
+  };
   const rows: string[][] = [];
   const ratios: [string, number, RatioGoal][] = [];
   for (const [label, mode, offset, limit] of [
@@ -128,9 +166,10 @@ try {
     const matches = await makeMatches(mode, offset);
     for (const durable of [false, true]) {
       await closedLoop(dbUrl, matches, { role: 'api', durable, seconds: SECONDS }, action); // warm-up (plans, caches)
-      const a = await closedLoop(dbUrl, matches, { role: 'api', durable, seconds: SECONDS }, action);
-      const b = await closedLoop(dbUrl, matches, { role: 'admin', durable, seconds: SECONDS }, limit);
       const name = `api.match_action (${label}, ${MATCHES} matches, ${durable ? 'durable' : 'commits not flushed'})`;
+      const a = await withWaits(name, () => closedLoop(dbUrl, matches, { role: 'api', durable, seconds: SECONDS }, action));
+      const b = await withWaits(`its minimal transaction (${label}, ${durable ? 'durable' : 'not flushed'})`,
+        () => closedLoop(dbUrl, matches, { role: 'admin', durable, seconds: SECONDS }, limit));
       rows.push([name, a.toFixed(0), b.toFixed(0), (a / b).toFixed(2)]);
       // The goals: ≥ 1/3 not flushed and ≥ 0.6 durable (the plain mode); ≥ 0.33 durable with the demo's 1v1 settings.
       const goal: RatioGoal | undefined = mode === 'duel' ? { atLeast: durable ? 0.6 : 0.33 } : durable ? { atLeast: 0.33 } : undefined;
@@ -141,6 +180,12 @@ try {
   const widths = [0, 1, 2, 3].map((i) => Math.max(...[['path', 'actions/s', 'limit/s', 'ratio'], ...rows].map((r) => r[i]!.length)));
   for (const r of [['path', 'actions/s', 'limit/s', 'ratio'], ...rows]) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join('  '));
   for (const [name, value, goal] of ratios) reportRatio(name, value, goal);
+  for (const w of waitRows) {
+    const seen = [...w.counts.values()].reduce((x, y) => x + y, 0);
+    const top = [...w.counts.entries()].sort((x, y) => y[1] - x[1]).slice(0, 8)
+      .map(([k, n]) => `${k} ${(100 * n / Math.max(seen, 1)).toFixed(1)} %`).join(', ');
+    console.log(`waits, ${w.label}: ${w.samples} samples, ${(seen / Math.max(w.samples, 1)).toFixed(2)} active backends per sample: ${top}`);
+  }
   console.log(`load average during the run: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 } finally {
   await pooler.stop();

@@ -1,9 +1,17 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- api.match_live(ctx jsonb, body jsonb)
--- Current definition from supabase/migrations/20261130001016_sweep_runs.sql
--- Earlier versions in: 20261127000700_spectators.sql
+-- Current definition from supabase/migrations/20261130001031_lighter_move.sql
+-- Earlier versions in: 20261127000700_spectators.sql, 20261130001016_sweep_runs.sql
 -- Calls: manette.authenticate, manette.fail, manette.json_int, manette.match_expire_turns, manette.match_participants_json, manette.partie_json
+-- Fires: manette.match_count_end() before update on manette.matches (trigger matches_count_end)
+-- Fires: manette.match_credit_victory() after update on manette.matches (trigger matches_credit_victory)
+-- Fires: manette.notify_match() after update on manette.matches (trigger matches_notify)
+-- Fires: manette.match_rate() after update on manette.matches (trigger matches_rate)
+-- Fires: manette.match_reward() after update on manette.matches (trigger matches_reward)
+-- Fires: manette.match_players_sync_live() after update on manette.matches (trigger matches_sync_live)
+-- Fires: manette.match_turn_timer() before update on manette.matches (trigger matches_turn_timer_update)
+-- Fires: manette.match_turn_bound() before insert or update on manette.matches (trigger matches_turn_watch)
 CREATE OR REPLACE FUNCTION api.match_live(ctx jsonb, body jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql
@@ -29,10 +37,20 @@ begin
   -- whose player left is not shown live even where no sweep runs): the live matches of the
   -- listed modes whose turn has expired, oldest first, a page at most, 100 expired turns in
   -- all; a match another request holds is skipped (SKIP LOCKED: that request applies it).
-  -- With nothing due this is one probe of matches_turn_expiry_idx and no lock.
+  -- The game's deadline bounds found passed (sweep_at, below the deadline a move pushed
+  -- later) are moved up to the deadline first, as the sweep does, 100 at most. With nothing
+  -- due and no bound passed (the sweep keeps them), this is two probes of
+  -- matches_sweep_at_idx and no lock.
+  update manette.matches x set sweep_at = x.turn_expires_at
+  where x.id in (select y.id from manette.matches y
+                 where y.game_id = caller.game_id and y.status = 'en_cours' and y.sweep_at <= noticed
+                   and (y.turn_expires_at is null or y.turn_expires_at > noticed)
+                 limit 100
+                 for update skip locked);
   for found in
     select x.* from manette.matches x
-    where x.game_id = caller.game_id and x.status = 'en_cours' and x.turn_expires_at <= noticed
+    where x.game_id = caller.game_id and x.status = 'en_cours' and x.sweep_at <= noticed
+      and x.turn_expires_at <= noticed
       and exists (select 1 from manette.modes mo
                   where mo.game_id = x.game_id and mo.code = x.mode and mo.spectators
                     and (wanted is null or mo.code = wanted))

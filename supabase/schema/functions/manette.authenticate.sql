@@ -1,8 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette.authenticate(ctx jsonb, player text)
--- Current definition from supabase/migrations/20261130001008_writes_wait_for_erasure.sql
--- Earlier versions in: 20261122000100_foundation.sql, 20261130000100_accounts.sql
+-- Current definition from supabase/migrations/20261130001031_lighter_move.sql
+-- Earlier versions in: 20261122000100_foundation.sql, 20261130000100_accounts.sql, 20261130001008_writes_wait_for_erasure.sql
 -- Calls: manette.fail, manette.token_hash
 -- Called by: api.economie_historique, api.economie_inventaire, api.economie_portefeuille, api.economie_utiliser, api.game_check, api.idempotent, api.leaderboards_list, api.leaderboards_scores, api.leaderboards_submit, api.match_action, api.match_history, api.match_live, api.match_state, api.matchmaking_join, api.matchmaking_leave, api.matchmaking_status, api.notifications_abonner, api.notifications_desabonner, api.notifications_preferences, api.notifications_preferences_modifier, api.notifications_presence, api.panel_get, api.players_avatar, api.players_export, api.players_google, api.players_invite, api.players_jeton, api.players_jeton_start, api.players_lier, api.players_login_finish, api.players_login_start, api.players_logout, api.players_me, api.players_mot_de_passe_oubli, api.players_mot_de_passe_reinitialiser, api.players_register, api.players_supprimer, api.players_supprimer_start, api.realtime_config, api.shop_acheter, api.shop_articles, api.storage_files_delete, api.storage_files_get, api.storage_files_list, api.storage_upload, api.tables_create, api.tables_delete, api.tables_get, api.tables_list, api.tables_update
 CREATE OR REPLACE FUNCTION manette.authenticate(ctx jsonb, player text DEFAULT 'none'::text)
@@ -18,23 +18,32 @@ declare
   origins         text[];
   last_used       timestamptz;
   ttl             interval;
+  presented_hash  bytea;
 begin
   if presented_key is null then
     perform manette.fail('missing_key', 401);
   end if;
   perform set_config('manette.presented_key', presented_key, true);
 
+  -- The request's game, and its settings in the same statement: the game's row is visible
+  -- (RLS) only once manette.game_id is set, so the key's row sets it as it is read (no row,
+  -- nothing set: invalid_key below ends the request).
   select k.game_id into caller.game_id
   from manette.api_keys k
-  where k.key = presented_key and k.revoked_at is null;
+  where k.key = presented_key and k.revoked_at is null
+    and set_config('manette.game_id', k.game_id::text, true) is not null
+    and set_config('manette.base_url', coalesce(ctx->>'base_url', ''), true) is not null;
   if caller.game_id is null then
     perform manette.fail('invalid_key', 401);
   end if;
-  perform set_config('manette.game_id', caller.game_id::text, true);
-  perform set_config('manette.base_url', coalesce(ctx->>'base_url', ''), true);
 
+  -- With the game's realtime settings kept for manette.broadcast_all in this transaction
+  -- (it reads the game's row itself when they are not set, or set for another game).
   select g.allowed_origins, g.session_ttl into origins, ttl
-  from manette.games g where g.id = caller.game_id;
+  from manette.games g
+  where g.id = caller.game_id
+    and set_config('manette.game_realtime',
+                   g.id::text || ':' || g.realtime_private::text || ':' || g.realtime_events, true) is not null;
 
   -- Browsers send Origin; a game restricted to some origins refuses the others.
   if request_origin is not null and not ('*' = any (origins) or request_origin = any (origins)) then
@@ -51,9 +60,10 @@ begin
     return caller;
   end if;
 
+  presented_hash := manette.token_hash(presented_token);
   select s.player_id, s.last_used_at into caller.player_id, last_used
   from manette.sessions s
-  where s.token_hash = manette.token_hash(presented_token)
+  where s.token_hash = presented_hash
     and s.game_id = caller.game_id
     and s.revoked_at is null
     and s.expires_at > now();
@@ -69,10 +79,13 @@ begin
   perform 1 from manette.players pl
   where pl.id = caller.player_id and pl.deleted_at is null
   for key share;
+  -- The request's player is set by that re-read, when it finds the session (nothing after
+  -- it reads manette.player_id before the request's own work; a failure ends the request).
   if not found or not exists (
     select 1 from manette.sessions s
-    where s.token_hash = manette.token_hash(presented_token)
-      and s.revoked_at is null and s.expires_at > now()) then
+    where s.token_hash = presented_hash
+      and s.revoked_at is null and s.expires_at > now()
+      and set_config('manette.player_id', caller.player_id::text, true) is not null) then
     perform manette.fail('invalid_token', 401);
   end if;
 
@@ -81,11 +94,10 @@ begin
   if last_used < now() - interval '1 minute' then
     update manette.sessions
     set last_used_at = now(), expires_at = now() + ttl
-    where token_hash = manette.token_hash(presented_token);
+    where token_hash = presented_hash;
     update manette.players pl set seen_at = now() where pl.id = caller.player_id;
   end if;
 
-  perform set_config('manette.player_id', caller.player_id::text, true);
   return caller;
 end
 $function$;

@@ -1,8 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette.broadcast_all(topic text, events text[], payloads jsonb[])
--- Current definition from supabase/migrations/20261130001019_match_events_setting.sql
--- Earlier versions in: 20261126000200_one_broadcast_helper.sql, 20261128000500_console_matches.sql
+-- Current definition from supabase/migrations/20261130001031_lighter_move.sql
+-- Earlier versions in: 20261126000200_one_broadcast_helper.sql, 20261128000500_console_matches.sql, 20261130001019_match_events_setting.sql
 -- Calls: manette.current_game_id, manette.realtime_send
 -- Called by: manette.broadcast, manette.match_expire_turns, manette.match_play, manette_admin.match_stop
 CREATE OR REPLACE FUNCTION manette.broadcast_all(topic text, events text[], payloads jsonb[])
@@ -17,6 +17,7 @@ declare
   actor         text;
   p             jsonb;
   watched       boolean;
+  known         text[];
 begin
   if events is null or payloads is null or cardinality(events) <> cardinality(payloads) then
     raise exception 'manette.broadcast_all: one payload per event';
@@ -24,8 +25,17 @@ begin
   if topic like 'manette\_joueur\_%' or topic like 'manette\_jeu\_%' then
     rooms_private := true;
   else
-    select g.realtime_private, g.realtime_events into rooms_private, match_events
-    from manette.games g where g.id = (select manette.current_game_id());
+    -- The game's settings as manette.authenticate read them in this transaction
+    -- ('<game id>:<realtime_private>:<realtime_events>'), when it did so for this game;
+    -- else its row.
+    known := string_to_array(current_setting('manette.game_realtime', true), ':');
+    if known[1] is not null and known[1] = current_setting('manette.game_id', true) then
+      rooms_private := known[2]::boolean;
+      match_events := known[3];
+    else
+      select g.realtime_private, g.realtime_events into rooms_private, match_events
+      from manette.games g where g.id = (select manette.current_game_id());
+    end if;
   end if;
   rooms_private := coalesce(rooms_private, true);
   -- An accepted action's pair, `action` then `etat` on a match room (manette.match_play, a

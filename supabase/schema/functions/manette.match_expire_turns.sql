@@ -11,6 +11,7 @@
 -- Fires: manette.match_reward() after update on manette.matches (trigger matches_reward)
 -- Fires: manette.match_players_sync_live() after update on manette.matches (trigger matches_sync_live)
 -- Fires: manette.match_turn_timer() before update on manette.matches (trigger matches_turn_timer_update)
+-- Fires: manette.match_turn_bound() before insert or update on manette.matches (trigger matches_turn_watch)
 CREATE OR REPLACE FUNCTION manette.match_expire_turns(m manette.matches, participants jsonb DEFAULT NULL::jsonb, max_expiries integer DEFAULT 100)
  RETURNS manette.matches
  LANGUAGE plpgsql

@@ -1,9 +1,9 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette.match_play(match_id uuid, player uuid, played_action text, played_data jsonb, expected_turn integer)
--- Current definition from supabase/migrations/20261130001030_move_pays_for_a_move.sql
--- Earlier versions in: 20261122000800_matches.sql, 20261124000200_fast_match_action.sql, 20261124000600_constant_time_actions.sql, 20261126000200_one_broadcast_helper.sql, 20261127000100_bounded_state.sql, 20261127000400_turn_timers.sql, 20261129000300_economy_rules.sql, 20261130001007_rules_bound_donnees.sql, 20261130001015_abandon_keeps_no_data.sql
--- Calls: manette.broadcast_all, manette.fail, manette.json_int, manette.match_economy, manette.match_expire_turns, manette.partie_json, manette.refuse, manette.regles_abandon, manette.rules_call
+-- Current definition from supabase/migrations/20261130001031_lighter_move.sql
+-- Earlier versions in: 20261122000800_matches.sql, 20261124000200_fast_match_action.sql, 20261124000600_constant_time_actions.sql, 20261126000200_one_broadcast_helper.sql, 20261127000100_bounded_state.sql, 20261127000400_turn_timers.sql, 20261129000300_economy_rules.sql, 20261130001007_rules_bound_donnees.sql, 20261130001015_abandon_keeps_no_data.sql, 20261130001030_move_pays_for_a_move.sql
+-- Calls: manette.broadcast_all, manette.fail, manette.iso, manette.json_int, manette.match_economy, manette.match_expire_turns, manette.partie_json, manette.refuse, manette.regles_abandon, manette.rules_call
 -- Called by: api.match_action, manette.player_leave_play
 -- Fires: manette.match_count_end() before update on manette.matches (trigger matches_count_end)
 -- Fires: manette.match_credit_victory() after update on manette.matches (trigger matches_credit_victory)
@@ -12,6 +12,7 @@
 -- Fires: manette.match_reward() after update on manette.matches (trigger matches_reward)
 -- Fires: manette.match_players_sync_live() after update on manette.matches (trigger matches_sync_live)
 -- Fires: manette.match_turn_timer() before update on manette.matches (trigger matches_turn_timer_update)
+-- Fires: manette.match_turn_bound() before insert or update on manette.matches (trigger matches_turn_watch)
 CREATE OR REPLACE FUNCTION manette.match_play(match_id uuid, player uuid, played_action text, played_data jsonb, expected_turn integer DEFAULT NULL::integer)
  RETURNS jsonb
  LANGUAGE plpgsql
@@ -47,9 +48,8 @@ begin
   select coalesce(jsonb_agg(jsonb_build_object('joueur_id', mp.player_id, 'pseudo', p.pseudo, 'equipe', mp.team, 'elo', mp.elo)
                             order by mp.seat), '[]'::jsonb),
          coalesce(bool_or(mp.player_id = match_play.player), false),
-         array_agg(mp.player_id::text order by mp.seat),
-         array_agg(distinct mp.team)
-  into participants, is_participant, players, teams
+         array_agg(mp.player_id::text order by mp.seat)
+  into participants, is_participant, players
   from manette.match_players mp
   join manette.players p on p.id = mp.player_id
   where mp.match_id = m.id;
@@ -87,10 +87,11 @@ begin
   if jsonb_typeof(r) is distinct from 'object' then
     raise exception 'manette: rule set "%" returned %, not an object', m.rules, coalesce(r::text, 'null');
   end if;
-  select k into bad_key from jsonb_object_keys(r) k
-  where k not in ('etat_plateau', 'tour_joueur', 'numero_tour', 'statut', 'gagnant_id', 'gagnant_equipe', 'economie')
-  limit 1;
-  if bad_key is not null then
+  -- Known fields only (an expression, no query, when they are; the first other one named).
+  if r - array['etat_plateau', 'tour_joueur', 'numero_tour', 'statut', 'gagnant_id', 'gagnant_equipe', 'economie'] <> '{}'::jsonb then
+    select k into bad_key from jsonb_object_keys(r) k
+    where k not in ('etat_plateau', 'tour_joueur', 'numero_tour', 'statut', 'gagnant_id', 'gagnant_equipe', 'economie')
+    limit 1;
     raise exception 'manette: rule set "%" returned the unknown field "%" (etat_plateau, tour_joueur, numero_tour, statut, gagnant_id, gagnant_equipe, economie)', m.rules, bad_key;
   end if;
 
@@ -134,8 +135,12 @@ begin
   win_t := m.winner_team;
   if r ? 'gagnant_equipe' then
     win_t := manette.json_int(r->'gagnant_equipe');
-    if jsonb_typeof(r->'gagnant_equipe') <> 'null' and (win_t is null or not win_t = any (teams)) then
-      raise exception 'manette: rule set "%" returned gagnant_equipe %, not a team of the match', m.rules, r->'gagnant_equipe';
+    if jsonb_typeof(r->'gagnant_equipe') <> 'null' then
+      -- The match's teams, read from the participants only here (not sorted on every move).
+      teams := array(select (x->>'equipe')::integer from jsonb_array_elements(participants) x);
+      if win_t is null or not win_t = any (teams) then
+        raise exception 'manette: rule set "%" returned gagnant_equipe %, not a team of the match', m.rules, r->'gagnant_equipe';
+      end if;
     end if;
   end if;
 
@@ -204,7 +209,22 @@ begin
   end if;
 
   -- `action` then `etat` on the match room, sent on commit (the room's privacy is read once).
-  partie := manette.partie_json(m, participants);
+  -- The partie as manette.partie_json(m, participants) gives it: the one built before the
+  -- action, with the fields the update may change replaced (id, mode, participants, room
+  -- code and creation time do not change).
+  partie := partie || jsonb_build_object(
+    'statut', m.status,
+    'tour_joueur', m.turn_player_id,
+    'numero_tour', m.turn_number,
+    'etat_plateau', m.board,
+    'gagnant_id', m.winner_player_id,
+    'gagnant_equipe', m.winner_team,
+    'maj_le', manette.iso(m.updated_at),
+    'termine_le', manette.iso(m.ended_at),
+    'comptee', m.counted,
+    'tour_expire_le', manette.iso(case
+      when m.status = 'en_cours' and m.turn_player_id is not null and m.turn_timeout_s is not null
+      then m.updated_at + pg_catalog.make_interval(secs => m.turn_timeout_s) end));
   perform manette.broadcast_all('manette_partie_' || m.id::text, array['action', 'etat'], array[jsonb_build_object(
     'joueur_id', player, 'action', played_action, 'donnees', played_data, 'numero_tour', played_turn), partie]);
   return partie;

@@ -29,6 +29,7 @@ grant execute on function manette.mm_create_match(manette.modes,timestamp with t
 -- Fires: manette.match_announce() after insert on manette.matches (trigger matches_announce)
 -- Fires: manette.match_keep_initial_board() before insert on manette.matches (trigger matches_keep_initial_board)
 -- Fires: manette.match_turn_timer() before insert on manette.matches (trigger matches_turn_timer)
+-- Fires: manette.match_turn_bound() before insert or update on manette.matches (trigger matches_turn_watch)
 CREATE OR REPLACE FUNCTION manette.mm_create_match(target manette.modes, instant timestamp with time zone, entry_ids uuid[], player_ids uuid[], elos double precision[], teams integer[])
  RETURNS uuid
  LANGUAGE plpgsql

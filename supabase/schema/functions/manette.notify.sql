@@ -1,8 +1,8 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette.notify(player uuid, kind text, m manette.matches)
--- Current definition from supabase/migrations/20261130001030_move_pays_for_a_move.sql
--- Earlier versions in: 20261130001026_notifications.sql
+-- Current definition from supabase/migrations/20261130001031_lighter_move.sql
+-- Earlier versions in: 20261130001026_notifications.sql, 20261130001030_move_pays_for_a_move.sql
 -- Calls: manette.current_player_id, manette.iso
 -- Called by: manette.notify_match, manette.notify_seat
 CREATE OR REPLACE FUNCTION manette.notify(player uuid, kind text, m manette.matches)
@@ -25,7 +25,7 @@ begin
     return;
   end if;
   -- The player whose request this is, is there.
-  if player = (select manette.current_player_id()) then
+  if player = manette.current_player_id() then
     return;
   end if;
   select s.* into prefs from manette.notification_settings s

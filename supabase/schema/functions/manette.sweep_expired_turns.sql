@@ -1,10 +1,18 @@
 -- Written by `npm run schema` from supabase/migrations. Edit it, then `npm run migration -- <name>` (supabase/schema/README.md).
 
 -- manette.sweep_expired_turns(max_matches integer)
--- Current definition from supabase/migrations/20261130001016_sweep_runs.sql
--- Earlier versions in: 20261127000400_turn_timers.sql, 20261130000200_guests.sql
+-- Current definition from supabase/migrations/20261130001031_lighter_move.sql
+-- Earlier versions in: 20261127000400_turn_timers.sql, 20261130000200_guests.sql, 20261130001016_sweep_runs.sql
 -- Calls: manette.match_expire_turns, manette.sweep_guests
 -- Called by: api.sweep_expired_turns
+-- Fires: manette.match_count_end() before update on manette.matches (trigger matches_count_end)
+-- Fires: manette.match_credit_victory() after update on manette.matches (trigger matches_credit_victory)
+-- Fires: manette.notify_match() after update on manette.matches (trigger matches_notify)
+-- Fires: manette.match_rate() after update on manette.matches (trigger matches_rate)
+-- Fires: manette.match_reward() after update on manette.matches (trigger matches_reward)
+-- Fires: manette.match_players_sync_live() after update on manette.matches (trigger matches_sync_live)
+-- Fires: manette.match_turn_timer() before update on manette.matches (trigger matches_turn_timer_update)
+-- Fires: manette.match_turn_bound() before insert or update on manette.matches (trigger matches_turn_watch)
 CREATE OR REPLACE FUNCTION manette.sweep_expired_turns(max_matches integer DEFAULT 100)
  RETURNS integer
  LANGUAGE plpgsql
@@ -23,9 +31,20 @@ begin
   if not pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtextextended('manette.sweep_expired_turns', 0)) then
     return 0;
   end if;
+  -- The index (matches_sweep_at_idx) holds a lower bound of each live match's deadline,
+  -- sweep_at, that moves leave behind as they push the deadline later (their update stays
+  -- HOT). Bounds passed whose deadline is not are moved up to it first (to null when no turn
+  -- runs), 1000 at most, skipping the matches a request holds: then the bounds passed are
+  -- the deadlines passed, and the due matches are read as before, oldest deadline first.
+  update manette.matches x set sweep_at = x.turn_expires_at
+  where x.id in (select y.id from manette.matches y
+                 where y.status = 'en_cours' and y.sweep_at <= noticed
+                   and (y.turn_expires_at is null or y.turn_expires_at > noticed)
+                 limit 1000
+                 for update skip locked);
   for found in
     select x.* from manette.matches x
-    where x.status = 'en_cours' and x.turn_expires_at <= noticed
+    where x.status = 'en_cours' and x.sweep_at <= noticed and x.turn_expires_at <= noticed
     order by x.turn_expires_at
     limit greatest(coalesce(max_matches, 100), 1)
     for update skip locked

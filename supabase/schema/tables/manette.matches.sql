@@ -21,6 +21,7 @@ create table manette.matches (
   on_timeout text,
   turn_expires_at timestamp with time zone,
   counted boolean,
+  sweep_at timestamp with time zone,
   constraint matches_pkey PRIMARY KEY (id),
   constraint matches_game_id_id_key UNIQUE (game_id, id),
   constraint matches_game_id_fkey FOREIGN KEY (game_id) REFERENCES manette.games(id) ON DELETE CASCADE,
@@ -49,6 +50,7 @@ comment on column manette.matches.turn_timeout_s is 'the mode''s delai_tour_s wh
 comment on column manette.matches.on_timeout is 'the mode''s sur_delai when the match was created';
 comment on column manette.matches.turn_expires_at is 'tour_expire_le: updated_at + turn_timeout_s while en_cours with a player on turn, else null (kept by matches_turn_timer on insert, by manette.match_play''s update on a move, and by matches_turn_timer_update on any other update that leaves it wrong)';
 comment on column manette.matches.counted is 'comptee: set when the match leaves en_cours: true when it ended terminee with at least its mode''s min_actions played before its end (then it paid rewards, moved ratings and credited the victory leaderboard), false otherwise (annulee included); null while en_cours and for a match that ended before Manette kept it';
+comment on column manette.matches.sweep_at is 'a lower bound of turn_expires_at while en_cours with a deadline (the sweep''s index, matches_sweep_at_idx): set to the deadline on insert and whenever a write would leave it later than the deadline (matches_turn_watch); a move pushes the deadline later and leaves it as it is, so that its update is HOT; the sweep and the live list move a bound found passed up to the deadline, or to null when no turn is running';
 
 -- Indexes
 CREATE INDEX matches_by_game_status_idx ON manette.matches USING btree (game_id, status, created_at DESC, id DESC);
@@ -56,7 +58,7 @@ CREATE INDEX matches_game_created_idx ON manette.matches USING btree (game_id, c
 CREATE INDEX matches_live_by_mode_idx ON manette.matches USING btree (game_id, mode, created_at DESC, id DESC) WHERE (status = 'en_cours'::text);
 CREATE UNIQUE INDEX matches_live_room_code_key ON manette.matches USING btree (game_id, room_code) WHERE (status = 'en_cours'::text);
 CREATE INDEX matches_room_code_idx ON manette.matches USING btree (game_id, room_code, created_at DESC);
-CREATE INDEX matches_turn_expiry_idx ON manette.matches USING btree (turn_expires_at) WHERE ((status = 'en_cours'::text) AND (turn_expires_at IS NOT NULL));
+CREATE INDEX matches_sweep_at_idx ON manette.matches USING btree (sweep_at) WHERE ((status = 'en_cours'::text) AND (sweep_at IS NOT NULL));
 
 -- Policies
 create policy "A realtime token sees its game's matches" on manette.matches
@@ -96,3 +98,5 @@ CREATE TRIGGER matches_turn_timer_update BEFORE UPDATE ON manette.matches FOR EA
             WHEN new.status = 'en_cours'::text AND new.turn_player_id IS NOT NULL AND new.turn_timeout_s IS NOT NULL THEN new.updated_at + make_interval(secs => new.turn_timeout_s::double precision)
             ELSE NULL::timestamp with time zone
         END) EXECUTE FUNCTION manette.match_turn_timer();
+-- Fires: manette.match_turn_bound() before insert or update (trigger matches_turn_watch)
+CREATE TRIGGER matches_turn_watch BEFORE INSERT OR UPDATE ON manette.matches FOR EACH ROW WHEN (new.turn_expires_at IS NOT NULL AND (new.sweep_at IS NULL OR new.sweep_at > new.turn_expires_at)) EXECUTE FUNCTION manette.match_turn_bound();

@@ -11,7 +11,7 @@ create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
 grant usage on schema extensions to manette_api, manette_engine;
 
-select plan(50);
+select plan(51);
 
 -- == Apply =======================================================================
 create function pg_temp.timers_game(modes jsonb) returns jsonb language sql as $$
@@ -271,9 +271,12 @@ select is((select row(p.prosecdef, pg_get_userbyid(p.proowner), p.proconfig)::te
            where p.oid = 'manette.sweep_expired_turns(integer)'::regprocedure),
   row(true, 'manette_admin'::name, array['search_path=""'])::text,
   'the sweep runs as manette_admin (every game''s matches), search_path pinned');
-select ok((select indexdef like '%(turn_expires_at)%WHERE%status = ''en_cours''%' from pg_indexes
-           where schemaname = 'manette' and indexname = 'matches_turn_expiry_idx'),
-  'a partial index on the expiry of live matches');
+select ok((select indexdef like '%(sweep_at)%WHERE%status = ''en_cours''%' from pg_indexes
+           where schemaname = 'manette' and indexname = 'matches_sweep_at_idx'),
+  'a partial index on a lower bound of the expiry of live matches');
+select ok(not exists (select 1 from pg_indexes where schemaname = 'manette' and tablename = 'matches'
+                      and indexdef like '%turn_expires_at%'),
+  'no index holds turn_expires_at (a move that pushes the deadline later stays HOT)');
 
 select * from finish();
 rollback;
