@@ -55,11 +55,11 @@ begin
   -- due and no bound passed (the sweep keeps them), this is two probes of
   -- matches_sweep_at_idx and no lock.
   update manette.matches x set sweep_at = x.turn_expires_at
-  where x.id in (select y.id from manette.matches y
+  where x.id = any (array(select y.id from manette.matches y
                  where y.game_id = caller.game_id and y.status = 'en_cours' and y.sweep_at <= noticed
                    and (y.turn_expires_at is null or y.turn_expires_at > noticed)
                  limit 100
-                 for update skip locked);
+                 for update skip locked));
   for found in
     select x.* from manette.matches x
     where x.game_id = caller.game_id and x.status = 'en_cours' and x.sweep_at <= noticed
@@ -569,12 +569,13 @@ begin
   -- HOT). Bounds passed whose deadline is not are moved up to it first (to null when no turn
   -- runs), 1000 at most, skipping the matches a request holds: then the bounds passed are
   -- the deadlines passed, and the due matches are read as before, oldest deadline first.
+  -- (An array, so that the rows are then reached by the primary key, never by a scan.)
   update manette.matches x set sweep_at = x.turn_expires_at
-  where x.id in (select y.id from manette.matches y
+  where x.id = any (array(select y.id from manette.matches y
                  where y.status = 'en_cours' and y.sweep_at <= noticed
                    and (y.turn_expires_at is null or y.turn_expires_at > noticed)
                  limit 1000
-                 for update skip locked);
+                 for update skip locked));
   for found in
     select x.* from manette.matches x
     where x.status = 'en_cours' and x.sweep_at <= noticed and x.turn_expires_at <= noticed
