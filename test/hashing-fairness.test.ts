@@ -168,7 +168,8 @@ describe.skipIf(EDGE)('over HTTP: one game floods register and reset, another lo
 
   it('a game alone: its flood is still bounded (503 with Retry-After past its share, the rest served)', async () => {
     const order: string[] = [];
-    const pending = flood(200, 'fb', order);
+    // 400: on a quiet machine 200 of these hashes took less than the 2 s bound, so none was shed.
+    const pending = flood(400, 'fb', order);
     // Alone, what a new hash of A waits for is all that the process holds: the rule of before.
     await vi.waitFor(() => expect(queue().snapshot().lanes[keyA]?.waiting ?? 0).toBeGreaterThanOrEqual(10), { timeout: 30_000, interval: 5 });
     expect(Object.keys(queue().snapshot().lanes)).toEqual([keyA]);
@@ -176,7 +177,7 @@ describe.skipIf(EDGE)('over HTTP: one game floods register and reset, another lo
     const replies = await Promise.all(pending);
     const refused = replies.filter((r) => r.status === 503);
     expect(refused.length).toBeGreaterThan(0);
-    expect(refused.length).toBeLessThan(200);
+    expect(refused.length).toBeLessThan(400);
     for (const r of refused) expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     for (const r of replies.filter((x) => x.status !== 503)) expect(r.status, JSON.stringify(r.body)).toBeLessThan(500);
   }, 120_000);
