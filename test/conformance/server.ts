@@ -13,7 +13,8 @@
 //   GET  /config            {baseUrl, keys: {default, etat_aux_autres}, tokenTtlS, steam: {appId}, discord: {clientId}, tokenProvider}
 //   POST /realtime/stop     the stand-in stops (what is committed meanwhile is lost)
 //   POST /realtime/start    it starts again on the same port
-//   POST /realtime/drop     {event, count}: the next `count` committed broadcasts of that event are dropped
+//   POST /realtime/drop     {event, count, topic?}: the next `count` committed broadcasts of that event
+//                           (on that topic only, when given) are dropped
 //   GET  /realtime/dropped  {dropped}
 //   POST /identity-token    {sub}: {jeton}, a fresh identity token of the provider `conformite-jwt`
 //   POST /discord-code      {user_id, username, code_challenge?, redirect_uri?}: {code}, what
@@ -154,7 +155,7 @@ export async function startConformanceServer(databaseUrl: string, adminUrl: stri
     'POST /realtime/drop': (body) => {
       const event = typeof body.event === 'string' ? body.event : 'etat';
       const count = Number.isInteger(body.count) ? (body.count as number) : 1;
-      faults.dropNext(event, count);
+      faults.dropNext(event, count, typeof body.topic === 'string' ? body.topic : undefined);
       return { ok: true };
     },
     'GET /realtime/dropped': () => ({ dropped: faults.dropped }),

@@ -170,7 +170,7 @@ export async function startLocalRealtime(opts: LocalRealtimeOptions): Promise<Lo
     delivery: opts.delivery ?? 'hosted',
     log,
     onMessage: (m) => {
-      if (opts.faults?.take(m.event)) return log('info', 'realtime: test fault: broadcast dropped', { topic: m.topic, event: m.event });
+      if (opts.faults?.take(m.event, m.topic)) return log('info', 'realtime: test fault: broadcast dropped', { topic: m.topic, event: m.event });
       if (!trace) return hub.deliverDatabase(m);
       const received = performance.timeOrigin + performance.now();
       hub.deliverDatabase(m);

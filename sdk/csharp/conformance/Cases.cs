@@ -643,7 +643,7 @@ namespace Manette.Conformance
             {
                 long before = JsonRead.Long(await Control("GET", "/realtime/dropped", null), "dropped");
                 await m.Play(0);
-                await Control("POST", "/realtime/drop", new Dictionary<string, object> { { "event", "etat" }, { "count", 1 } });
+                await Control("POST", "/realtime/drop", new Dictionary<string, object> { { "event", "etat" }, { "count", 1 }, { "topic", "manette_partie_" + m.Id } });
                 await m.Play(1);
                 await m.Play(2);
                 await m.Play(3);

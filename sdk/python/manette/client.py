@@ -635,11 +635,13 @@ class Subscription:
                 self._again = True
                 return
             self._reading = True
+            # Counted as it is decided, with the event that called for it (not when a worker
+            # thread gets to it): whoever saw that event sees the count.
+            self.rereads += 1
         self._c._workers.submit(self._read_once)
 
     def _read_once(self) -> None:
         try:
-            self.rereads += 1
             p = self._m.state()
             with self._lock:
                 self._last_heard = time.monotonic()
@@ -735,7 +737,7 @@ class Subscription:
         # Every (re)join follows a gap in which events may have been missed.
         with self._lock:
             self.joins += 1
-        self._reread()
+            self._reread()
 
     def _fatal(self, err: ManetteError) -> None:
         self._c._dispatcher.emit(self._on_error, err)

@@ -407,7 +407,7 @@ def test_recovery_dropped_etat(world: World):
     rx.wait_turn(3)
     ro.wait_turn(3)
     before = control.get("/realtime/dropped")["dropped"]
-    control.post("/realtime/drop", {"event": "etat", "count": 1})
+    control.post("/realtime/drop", {"event": "etat", "count": 1, "topic": f"manette_partie_{pid}"})
     play(players, recs, pid, [2])  # its etat is dropped for everyone
     rx.wait_turn(4)
     ro.wait_turn(4)

@@ -18,7 +18,8 @@ def test_a_gap_in_numero_tour_is_re_read(world: World):
     rx.wait_turn(1)
     ro.wait_turn(1)
     assert so.rereads == 1
-    world.control.post("/realtime/drop", {"event": "etat", "count": 1})
+    # On this match's room only: an etat of another match (a turn timer's, say) would use it up.
+    world.control.post("/realtime/drop", {"event": "etat", "count": 1, "topic": f"manette_partie_{pid}"})
     x.match(pid).act("jouer", {"case": SCRIPT[0][1]}, numero_tour=1)  # its etat (turn 2) is dropped
     ro.wait(lambda r: len(r.actions) == 1, 10, "X's action")
     assert ro.latest["numero_tour"] == 1

@@ -109,6 +109,26 @@ def test_states_never_go_backwards_and_poll_runs_callbacks_on_the_caller():
         c.close()
 
 
+def test_a_re_read_is_counted_with_the_event_that_calls_for_it():
+    # The SDK's worker thread may run the read much later (a loaded machine): whoever saw
+    # the event must already see the count, and a read asked for meanwhile runs after it.
+    c = manette.Client("http://127.0.0.1:9", "key", callbacks="poll")
+    try:
+        queued = []
+        c._workers.submit = queued.append  # the worker thread never gets to it by itself
+        sub = Subscription(c.match("m"), None, None, None, 15)
+        sub._deliver(partie(1))
+        sub._joined()
+        assert (sub.joins, sub.rereads, len(queued)) == (1, 1, 1)
+        sub._ev_action({"joueur_id": "o", "action": "jouer", "donnees": {}, "numero_tour": 3})  # a gap
+        sub._ev_etat(partie(4))  # a gap too
+        assert (sub.rereads, len(queued)) == (1, 1)  # one read at a time: the others wait for it
+        queued.pop()()  # the read runs (the server is unreachable: network_error, not raised)
+        assert (sub.rereads, len(queued)) == (2, 1)  # then the one asked for meanwhile
+    finally:
+        c.close()
+
+
 def test_a_failing_callback_does_not_stop_the_others():
     c = manette.Client("http://127.0.0.1:9", "key", callbacks="poll")
     try:

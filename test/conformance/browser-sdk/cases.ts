@@ -332,7 +332,7 @@ export async function runConformance(env: ConformanceEnv, only?: string[]): Prom
       try {
         const before = (await control('GET', '/realtime/dropped')).dropped as number;
         await m.play(0);
-        await control('POST', '/realtime/drop', { event: 'etat', count: 1 });
+        await control('POST', '/realtime/drop', { event: 'etat', count: 1, topic: `manette_partie_${m.id}` });
         await m.play(1);
         await m.play(2);
         await m.play(3);
