@@ -82,7 +82,10 @@ describe.skipIf(!haveBrowser)('the studio console: a studio runs its live game',
       await login.getByLabel('Email').fill(`${pseudo}@example.test`);
       await login.getByLabel('Password (at least 8 characters)').fill('motdepasse-solide');
       await login.getByRole('button', { name: 'Create my account' }).click();
-      await login.getByText(`Signed in as ${pseudo}`).waitFor({ timeout: 15_000 });
+      // Signed in, or the panel's error: either way the failure says what the player saw.
+      const signedIn = login.getByText(`Signed in as ${pseudo}`);
+      await signedIn.or(login.getByRole('alert').filter({ hasText: /\S/ })).first().waitFor({ timeout: 60_000 });
+      if (!(await signedIn.isVisible())) throw new Error(`not signed in; the panel said: ${await login.getByRole('alert').first().textContent()}`);
       players.push({ page, ctx, pseudo });
     }
     for (const p of players) await p.page.locator('manette-matchmaking').getByRole('button', { name: 'Play' }).click();
@@ -178,7 +181,7 @@ describe.skipIf(!haveBrowser)('the studio console: a studio runs its live game',
     for (const p of [...players]) await p.ctx.close();
     await visitor.close();
     await studio.close();
-  });
+  }, 180_000); // many waits in a row, each bounded for a loaded machine
 });
 
 /** The player on turn, with the countdown of the demo's 30 s turns after the pseudo. */
